@@ -1,0 +1,87 @@
+# lockstep build. Only a C compiler and make are assumed; tools/deps.sh installs the
+# Debian packages we need when run as root, otherwise names them in one line.
+#
+#   make            build build/lockstep
+#   make run        build, then run the main job on the bundled sample
+#   make check      build and run every test (ends with "N passed, N failed, N skipped")
+#   make asan       the tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make fuzz       build the libFuzzer targets (needs clang)
+#   make docs       regenerate docs/KNOBS.md from the knob table
+
+CC      ?= cc
+BUILD   ?= build
+OPT     ?= -O2
+CFLAGS  ?=
+SAN     ?=
+WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+ALLCFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -g $(OPT) $(WARN) $(SAN) -Isrc -I$(BUILD)/gen $(CFLAGS)
+LDLIBS   = -llzma -lm
+
+LIB_SRC  = $(filter-out src/cli/%,$(wildcard src/*/*.c))
+CLI_SRC  = $(wildcard src/cli/*.c)
+TEST_SRC = $(wildcard tests/*.c)
+GEN_SRC  = $(BUILD)/gen/presets.c
+PRESETS  = $(sort $(wildcard configs/*.cfg))
+
+LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/presets.o
+CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
+DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+
+.PHONY: all run check asan fuzz docs deps clean
+all: $(BUILD)/lockstep
+
+deps:
+	@sh tools/deps.sh
+
+$(BUILD)/liblockstep.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/lockstep: $(CLI_OBJ) $(BUILD)/liblockstep.a
+	$(CC) $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests: $(TEST_OBJ) $(BUILD)/liblockstep.a
+	$(CC) $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/%.o: %.c | $(BUILD)/gen/presets.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -MMD -MP -c -o $@ $<
+
+# Presets are compiled into the binary so `--preset NAME` works from any directory.
+$(BUILD)/tools/embed: tools/embed.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O1 -Wall -Wextra -Werror -o $@ $<
+
+$(BUILD)/gen/presets.c: $(BUILD)/tools/embed $(PRESETS)
+	@mkdir -p $(dir $@)
+	$(BUILD)/tools/embed $@ $(PRESETS)
+
+$(BUILD)/gen/presets.o: $(BUILD)/gen/presets.c
+	$(CC) $(ALLCFLAGS) -c -o $@ $<
+
+run: deps $(BUILD)/lockstep
+	$(BUILD)/lockstep trace info samples/vecadd_sm80
+
+check: deps $(BUILD)/lockstep $(BUILD)/tests
+	LOCKSTEP_BIN=$(BUILD)/lockstep $(BUILD)/tests
+
+asan:
+	$(MAKE) BUILD=build/asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" check
+
+FUZZ_SRC = $(wildcard fuzz/*.c)
+fuzz:
+	$(MAKE) CC=clang BUILD=build/fuzzlib OPT=-O1 SAN="-fsanitize=fuzzer-no-link,address,undefined" build/fuzzlib/liblockstep.a
+	@mkdir -p build/fuzz
+	for f in $(FUZZ_SRC); do \
+	  clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Isrc -fsanitize=fuzzer,address,undefined \
+	    -o build/fuzz/$$(basename $$f .c) $$f build/fuzzlib/liblockstep.a $(LDLIBS) || exit 1; \
+	done
+
+docs: $(BUILD)/lockstep
+	$(BUILD)/lockstep config docs > docs/KNOBS.md.tmp && mv docs/KNOBS.md.tmp docs/KNOBS.md
+
+clean:
+	rm -rf build
+
+-include $(DEPS)

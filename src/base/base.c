@@ -1,0 +1,236 @@
+/* base: errors, allocation, buffers, number parsing. */
+#include "base.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int base_vfail(base_err *e, int code, const char *fmt, va_list ap)
+{
+    if (e && e->code == 0) {
+        e->code = code;
+        vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    }
+    return -1;
+}
+
+int base_fail(base_err *e, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    base_vfail(e, code, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+void base_err_clear(base_err *e)
+{
+    e->code = 0;
+    e->msg[0] = 0;
+}
+
+void base_panic(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("lockstep: internal error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    abort();
+}
+
+void *base_malloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        base_panic("out of memory (%zu bytes)", n);
+    return p;
+}
+
+void *base_calloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        base_panic("out of memory (%zu x %zu bytes)", n, size);
+    return p;
+}
+
+void *base_realloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        base_panic("out of memory (%zu bytes)", n);
+    return q;
+}
+
+char *base_strndup(const char *s, size_t n)
+{
+    char *d = base_malloc(n + 1);
+    memcpy(d, s, n);
+    d[n] = 0;
+    return d;
+}
+
+char *base_strdup(const char *s) { return base_strndup(s, strlen(s)); }
+
+char *base_sprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = base_malloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+void base_grow(void *pp, size_t *cap, size_t need, size_t elem)
+{
+    void **p = pp;
+    if (need <= *cap)
+        return;
+    size_t c = *cap ? *cap : 8;
+    while (c < need)
+        c *= 2;
+    *p = base_realloc(*p, c * elem);
+    *cap = c;
+}
+
+void base_buf_put(base_buf *b, const char *s, size_t n)
+{
+    base_grow(&b->s, &b->cap, b->len + n + 1, 1);
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = 0;
+}
+
+void base_buf_putc(base_buf *b, char c) { base_buf_put(b, &c, 1); }
+void base_buf_puts(base_buf *b, const char *s) { base_buf_put(b, s, strlen(s)); }
+
+void base_buf_printf(base_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    base_grow(&b->s, &b->cap, b->len + (size_t)n + 1, 1);
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void base_buf_free(base_buf *b)
+{
+    free(b->s);
+    b->s = NULL;
+    b->len = b->cap = 0;
+}
+
+static int digit_val(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return 99;
+}
+
+/* base 16 accepts an optional 0x prefix; base 0 means "0x" -> 16, else 10. */
+int base_parse_u64(const char *s, size_t n, int base, uint64_t *out)
+{
+    if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && (base == 16 || base == 0)) {
+        s += 2;
+        n -= 2;
+        base = 16;
+    }
+    if (base == 0)
+        base = 10;
+    if (n == 0)
+        return -1;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        int d = digit_val(s[i]);
+        if (d >= base)
+            return -1;
+        if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+            return -1;
+        v = v * (uint64_t)base + (uint64_t)d;
+    }
+    *out = v;
+    return 0;
+}
+
+int base_parse_i64(const char *s, size_t n, int base, int64_t *out)
+{
+    int neg = 0;
+    if (n > 0 && (s[0] == '-' || s[0] == '+')) {
+        neg = s[0] == '-';
+        s++;
+        n--;
+    }
+    uint64_t u;
+    if (base_parse_u64(s, n, base, &u))
+        return -1;
+    if (neg) {
+        if (u > (uint64_t)INT64_MAX + 1)
+            return -1;
+        *out = u == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)u;
+    } else {
+        if (u > (uint64_t)INT64_MAX)
+            return -1;
+        *out = (int64_t)u;
+    }
+    return 0;
+}
+
+int base_parse_double(const char *s, size_t n, double *out)
+{
+    char tmp[128];
+    if (n == 0 || n >= sizeof tmp)
+        return -1;
+    memcpy(tmp, s, n);
+    tmp[n] = 0;
+    if (isspace((unsigned char)tmp[0]))
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(tmp, &end);
+    if (*end || errno == ERANGE || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int base_levenshtein(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    int *row = base_malloc((lb + 1) * sizeof *row);
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int up = row[j];
+            int cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            int v = diag + cost;
+            if (up + 1 < v)
+                v = up + 1;
+            if (row[j - 1] + 1 < v)
+                v = row[j - 1] + 1;
+            row[j] = v;
+            diag = up;
+        }
+    }
+    int d = row[lb];
+    free(row);
+    return d;
+}

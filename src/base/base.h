@@ -1,0 +1,96 @@
+/* base: errors, checked allocation, growable buffers, string helpers, safe output.
+ *
+ * Error contract used by every module: a function that can fail on bad input takes a
+ * `base_err *` as its last argument, fills it with one line (location first:
+ * "file:line: what was expected") and returns -1 (or NULL). Library code never exits;
+ * only the CLI turns an error into a message and an exit code. This keeps parsers usable
+ * from fuzz targets and tests. */
+#ifndef LOCKSTEP_BASE_H
+#define LOCKSTEP_BASE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Process exit codes (documented in README.md). */
+enum { BASE_EXIT_OK = 0, BASE_EXIT_INTERNAL = 1, BASE_EXIT_USAGE = 2, BASE_EXIT_INPUT = 3 };
+
+typedef struct base_err {
+    int code;        /* one of BASE_EXIT_*; 0 while no error was set */
+    char msg[1024];  /* one line, no trailing newline */
+} base_err;
+
+/* Records the first error only (later calls keep the original cause); returns -1. */
+int base_fail(base_err *e, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int base_vfail(base_err *e, int code, const char *fmt, va_list ap);
+void base_err_clear(base_err *e);
+
+/* Simulator bugs: print and abort. Never used for bad input. */
+_Noreturn void base_panic(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Checked allocation: out of memory is a panic, not a silent NULL. */
+void *base_malloc(size_t n);
+void *base_calloc(size_t n, size_t size);
+void *base_realloc(void *p, size_t n);
+char *base_strdup(const char *s);
+char *base_strndup(const char *s, size_t n);
+char *base_sprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Grow an array `*p` of `*cap` elements of `elem` bytes so that it holds at least `need`. */
+void base_grow(void *pp, size_t *cap, size_t need, size_t elem);
+
+/* A growable byte string (always NUL-terminated). */
+typedef struct base_buf {
+    char *s;
+    size_t len, cap;
+} base_buf;
+void base_buf_putc(base_buf *b, char c);
+void base_buf_puts(base_buf *b, const char *s);
+void base_buf_put(base_buf *b, const char *s, size_t n);
+void base_buf_printf(base_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void base_buf_free(base_buf *b);
+
+/* Strict number parsing of a whole string: no sign where unsigned, no trailing junk,
+ * overflow is an error. Return 0 on success, -1 otherwise (no message: callers add context). */
+int base_parse_u64(const char *s, size_t n, int base, uint64_t *out);
+int base_parse_i64(const char *s, size_t n, int base, int64_t *out);
+int base_parse_double(const char *s, size_t n, double *out);
+
+/* Edit distance (for "did you mean" suggestions). */
+int base_levenshtein(const char *a, const char *b);
+
+/* Safe output: writes go to "<path>.tmp.<pid>", renamed over <path> by base_out_commit.
+ * base_out_abort removes the temporary. path "-" means stdout (no rename). */
+typedef struct base_out {
+    FILE *f;
+    char *path, *tmp;
+} base_out;
+int base_out_open(base_out *o, const char *path, base_err *e);
+int base_out_commit(base_out *o, base_err *e);
+void base_out_abort(base_out *o);
+
+/* Minimal streaming JSON writer with correct escaping and comma handling. */
+typedef struct base_json {
+    FILE *f;
+    int depth;
+    int first[64];   /* per nesting level: no element written yet */
+    int after_key;
+} base_json;
+void base_json_init(base_json *j, FILE *f);
+void base_json_obj_begin(base_json *j);
+void base_json_obj_end(base_json *j);
+void base_json_arr_begin(base_json *j);
+void base_json_arr_end(base_json *j);
+void base_json_key(base_json *j, const char *k);
+void base_json_str(base_json *j, const char *s);
+void base_json_u64(base_json *j, uint64_t v);
+void base_json_i64(base_json *j, int64_t v);
+void base_json_double(base_json *j, double v);  /* non-finite values are written as null */
+void base_json_bool(base_json *j, int v);
+void base_json_null(base_json *j);
+
+#define BASE_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

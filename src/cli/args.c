@@ -1,0 +1,266 @@
+/* Option parsing shared by every subcommand. */
+#include "cli.h"
+
+#include "knob/preset.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int cli_error(const base_err *e)
+{
+    fprintf(stderr, "lockstep: error: %s\n", e->msg);
+    return e->code ? e->code : BASE_EXIT_INTERNAL;
+}
+
+int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("lockstep: error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(see 'lockstep %s --help')\n", cmd ? cmd->name : "");
+    return BASE_EXIT_USAGE;
+}
+
+static int find_opt(const cli_cmd *cmd, const char *name)
+{
+    for (int i = 0; cmd->opts && cmd->opts[i].name; i++)
+        if (strcmp(cmd->opts[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* Closest command option or knob, for "did you mean". */
+static const char *suggest(const cli_cmd *cmd, const char *name)
+{
+    static char buf[300];
+    const char *best = NULL;
+    int bd = 1 << 30;
+    for (int i = 0; cmd->opts && cmd->opts[i].name; i++) {
+        int d = base_levenshtein(name, cmd->opts[i].name);
+        if (d < bd) {
+            bd = d;
+            best = cmd->opts[i].name;
+        }
+    }
+    if (cmd->knobs) {
+        snprintf(buf, sizeof buf, "%s%s%s", best && bd <= 2 ? best : "",
+                 best && bd <= 2 ? ", " : "", knob_suggest(name));
+        return buf;
+    }
+    snprintf(buf, sizeof buf, "%s", best ? best : "");
+    return buf;
+}
+
+typedef struct pending {
+    const char *name, *value;
+} pending;
+
+static int is_bool_text(const char *v)
+{
+    return v && (!strcmp(v, "0") || !strcmp(v, "1") || !strcmp(v, "true") ||
+                 !strcmp(v, "false") || !strcmp(v, "yes") || !strcmp(v, "no") ||
+                 !strcmp(v, "on") || !strcmp(v, "off"));
+}
+
+/* Applies presets/configs in order, then --knob=value in order, then cross-knob rules. */
+static int resolve_knobs(cli_args *a, pending *files, int nfiles, pending *sets, int nsets)
+{
+    base_err e = {0};
+    knob_init(&a->knobs);
+    if (nfiles == 0 && knob_load_preset(&a->knobs, KNOB_DEFAULT_PRESET, &e))
+        return cli_error(&e);
+    for (int i = 0; i < nfiles; i++) {
+        int rc = strcmp(files[i].name, "preset") == 0
+                     ? knob_load_preset(&a->knobs, files[i].value, &e)
+                     : knob_load_file(&a->knobs, files[i].value, &e);
+        if (rc)
+            return cli_error(&e);
+    }
+    for (int i = 0; i < nsets; i++) {
+        char where[300];
+        snprintf(where, sizeof where, "--%s", sets[i].name);
+        if (knob_set(&a->knobs, sets[i].name, sets[i].value, where, &e))
+            return cli_error(&e);
+    }
+    if (knob_validate(&a->knobs, &e))
+        return cli_error(&e);
+    return 0;
+}
+
+/* Splits "--name=value" / "--name value"; returns the number of argv entries consumed. */
+static int take_option(char **argv, int i, int argc, int needs_value, int is_bool,
+                       char *name, size_t nsize, const char **value)
+{
+    const char *s = argv[i] + 2;
+    const char *eq = strchr(s, '=');
+    if (eq) {
+        snprintf(name, nsize, "%.*s", (int)(eq - s), s);
+        *value = eq + 1;
+        return 1;
+    }
+    snprintf(name, nsize, "%s", s);
+    *value = NULL;
+    if (!needs_value)
+        return 1;
+    if (is_bool && (i + 1 >= argc || !is_bool_text(argv[i + 1]))) {
+        *value = "1";
+        return 1;
+    }
+    if (i + 1 < argc) {
+        *value = argv[i + 1];
+        return 2;
+    }
+    return 1;
+}
+
+int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->cmd = cmd;
+    a->argc = argc;
+    a->argv = argv;
+    a->pos = base_calloc((size_t)argc + 1, sizeof *a->pos);
+    pending *files = base_calloc((size_t)argc + 1, sizeof *files);
+    pending *sets = base_calloc((size_t)argc + 1, sizeof *sets);
+    int nfiles = 0, nsets = 0, rc = 0, only_pos = 0;
+    for (int i = 0; i < argc && rc == 0;) {
+        char *arg = argv[i];
+        if (only_pos || arg[0] != '-' || arg[1] != '-' || arg[2] == 0) {
+            if (!only_pos && strcmp(arg, "--") == 0) {
+                only_pos = 1;
+                i++;
+                continue;
+            }
+            if (arg[0] == '-' && arg[1] && !only_pos) {
+                if (strcmp(arg, "-h") == 0) {
+                    cli_print_help(stdout, cmd);
+                    rc = -1;
+                    break;
+                }
+                rc = cli_usage_error(cmd, "unknown option '%s' (options start with --)", arg);
+                break;
+            }
+            a->pos[a->npos++] = arg;
+            i++;
+            continue;
+        }
+        char name[256];
+        const char *value;
+        const char *s = arg + 2;
+        size_t nlen = strcspn(s, "=");
+        snprintf(name, sizeof name, "%.*s", (int)nlen, s);
+        int oi = find_opt(cmd, name);
+        int kid = cmd->knobs ? knob_find(name) : -1;
+        int is_file = cmd->knobs && (!strcmp(name, "preset") || !strcmp(name, "config"));
+        if (strcmp(name, "help") == 0) {
+            cli_print_help(stdout, cmd);
+            rc = -1;
+            break;
+        }
+        int needs = oi >= 0 ? cmd->opts[oi].takes_value : (is_file || kid >= 0);
+        int isb = oi < 0 && kid >= 0 && knob_defs[kid].type == KNOB_T_BOOL;
+        i += take_option(argv, i, argc, needs, isb, name, sizeof name, &value);
+        if (oi < 0 && !is_file && kid < 0) {
+            rc = cli_usage_error(cmd, "unknown option --%s (closest: %s)", name,
+                                 suggest(cmd, name));
+        } else if (needs && !value) {
+            rc = cli_usage_error(cmd, "option --%s needs a value", name);
+        } else if (!needs && value && oi >= 0) {
+            rc = cli_usage_error(cmd, "option --%s takes no value", name);
+        } else if (oi >= 0) {
+            a->value[oi] = value ? value : "1";
+        } else if (is_file) {
+            files[nfiles++] = (pending){arg[2] == 'p' ? "preset" : "config", value};
+        } else {
+            sets[nsets++] = (pending){knob_defs[kid].name, value};
+        }
+    }
+    if (rc == 0 && (a->npos < cmd->min_pos || a->npos > cmd->max_pos))
+        rc = cli_usage_error(cmd, "'lockstep %s' takes %s%d argument%s, got %d", cmd->name,
+                             cmd->min_pos == cmd->max_pos ? "" : "at most ", cmd->max_pos,
+                             cmd->max_pos == 1 ? "" : "s", a->npos);
+    if (rc == 0 && cmd->knobs)
+        rc = resolve_knobs(a, files, nfiles, sets, nsets);
+    free(files);
+    free(sets);
+    return rc;
+}
+
+void cli_args_free(cli_args *a)
+{
+    if (a->cmd && a->cmd->knobs && a->knobs.origin[0])
+        knob_free(&a->knobs);
+    free(a->pos);
+}
+
+const char *cli_get(const cli_args *a, const char *name)
+{
+    int i = find_opt(a->cmd, name);
+    if (i < 0)
+        base_panic("command %s has no option --%s", a->cmd->name, name);
+    return a->value[i];
+}
+
+int cli_flag(const cli_args *a, const char *name) { return cli_get(a, name) != NULL; }
+
+int cli_get_i64(const cli_args *a, const char *name, int64_t def, int64_t *out)
+{
+    const char *v = cli_get(a, name);
+    if (!v) {
+        *out = def;
+        return 0;
+    }
+    if (base_parse_i64(v, strlen(v), 0, out)) {
+        cli_usage_error(a->cmd, "--%s: expected an integer, found '%s'", name, v);
+        return -1;
+    }
+    return 0;
+}
+
+void cli_print_help(FILE *f, const cli_cmd *cmd)
+{
+    fprintf(f, "usage: %s\n\n%s\n", cmd->usage, cmd->summary);
+    if (cmd->details)
+        fprintf(f, "\n%s\n", cmd->details);
+    fprintf(f, "\noptions:\n");
+    for (int i = 0; cmd->opts && cmd->opts[i].name; i++) {
+        char left[64];
+        snprintf(left, sizeof left, "--%s%s%s", cmd->opts[i].name,
+                 cmd->opts[i].takes_value ? "=" : "",
+                 cmd->opts[i].takes_value ? cmd->opts[i].arg : "");
+        fprintf(f, "  %-24s %s\n", left, cmd->opts[i].help);
+    }
+    fprintf(f, "  %-24s %s\n", "--help", "this text");
+    if (!cmd->knobs)
+        return;
+    fprintf(f, "\nGPU configuration (later sources win; --knob=value wins over all files):\n"
+               "  %-24s %s\n  %-24s %s\n  %-24s %s\n",
+            "--preset=NAME", "a built-in preset (default: " KNOB_DEFAULT_PRESET ")",
+            "--config=FILE", "lockstep params file or GPGPU-Sim/Accel-Sim config; repeatable",
+            "--KNOB=VALUE", "any knob; 'lockstep config show' lists all, docs/KNOBS.md explains");
+    fprintf(f, "  presets:");
+    for (int i = 0; i < knob_npresets; i++)
+        fprintf(f, " %s", knob_presets[i].name);
+    fprintf(f, "\n  policy knobs and their choices:\n");
+    for (int i = 0; i < KNOB_COUNT; i++)
+        if (knob_defs[i].type == KNOB_T_ENUM && strcmp(knob_defs[i].group, "cache") != 0)
+            fprintf(f, "    --%s=%s\n", knob_defs[i].name, knob_defs[i].choices);
+}
+
+void cli_echo_header(FILE *f, const cli_args *a)
+{
+    fprintf(f, "# lockstep %s\n# command: lockstep %s", LOCKSTEP_VERSION, a->cmd->name);
+    for (int i = 0; i < a->argc; i++)
+        fprintf(f, " %s", a->argv[i]);
+    fprintf(f, "\n# knobs (every value; '# source' marks values not at their built-in default):\n");
+    knob_echo_text(f, &a->knobs, "knob ");
+}
+
+void cli_warn_unmodelled(const knob_cfg *c)
+{
+    if (c->nunmodelled > 0)
+        fprintf(stderr, "lockstep: warning: %d imported option%s not modelled (ignored): %s\n",
+                c->nunmodelled, c->nunmodelled == 1 ? " is" : "s are", c->unmodelled.s);
+}

@@ -1,0 +1,411 @@
+/* The knob table and its generic machinery: parse, range check, format, echo, docs. */
+#include "knob.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+const knob_def knob_defs[KNOB_COUNT] = {
+#define KNOB_INT(n, d, lo, hi, g, h) \
+    {#n, KNOB_T_INT, #d, (lo), (hi), 0, 0, NULL, NULL, g, h, offsetof(knobs, n)},
+#define KNOB_FLOAT(n, d, lo, hi, g, h) \
+    {#n, KNOB_T_FLOAT, #d, 0, 0, (lo), (hi), NULL, NULL, g, h, offsetof(knobs, n)},
+#define KNOB_BOOL(n, d, g, h) {#n, KNOB_T_BOOL, #d, 0, 1, 0, 0, NULL, NULL, g, h, offsetof(knobs, n)},
+#define KNOB_ENUM(n, d, c, g, h) {#n, KNOB_T_ENUM, d, 0, 0, 0, 0, c, NULL, g, h, offsetof(knobs, n)},
+#define KNOB_STR(n, d, chk, g, h) {#n, KNOB_T_STR, d, 0, 0, 0, 0, NULL, chk, g, h, offsetof(knobs, n)},
+#define KNOB_LIST(n, d, lo, hi, g, h) \
+    {#n, KNOB_T_LIST, d, (lo), (hi), 0, 0, NULL, NULL, g, h, offsetof(knobs, n)},
+#include "knobs.def"
+#undef KNOB_INT
+#undef KNOB_FLOAT
+#undef KNOB_BOOL
+#undef KNOB_ENUM
+#undef KNOB_STR
+#undef KNOB_LIST
+};
+
+int knob_find(const char *name)
+{
+    for (int i = 0; i < KNOB_COUNT; i++)
+        if (strcmp(knob_defs[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+const char *knob_suggest(const char *name)
+{
+    static char out[256];
+    int best[3] = {-1, -1, -1}, dist[3] = {1 << 30, 1 << 30, 1 << 30};
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        int d = base_levenshtein(name, knob_defs[i].name);
+        /* a knob that contains the typed text is a good guess even when long */
+        if (strstr(knob_defs[i].name, name) && strlen(name) >= 3)
+            d = d < 3 ? d : 3;
+        for (int k = 0; k < 3; k++) {
+            if (d < dist[k]) {
+                for (int m = 2; m > k; m--) {
+                    dist[m] = dist[m - 1];
+                    best[m] = best[m - 1];
+                }
+                dist[k] = d;
+                best[k] = i;
+                break;
+            }
+        }
+    }
+    out[0] = 0;
+    for (int k = 0; k < 3 && best[k] >= 0; k++) {
+        if (k)
+            strcat(out, ", ");
+        strncat(out, knob_defs[best[k]].name, sizeof out - strlen(out) - 3);
+    }
+    return out;
+}
+
+const char *knob_enum_name(int id, int index)
+{
+    static char buf[8][64];
+    static int slot;
+    const char *c = knob_defs[id].choices;
+    for (int i = 0; i < index && c; i++) {
+        c = strchr(c, '|');
+        if (c)
+            c++;
+    }
+    if (!c)
+        return "?";
+    const char *end = strchr(c, '|');
+    size_t n = end ? (size_t)(end - c) : strlen(c);
+    char *b = buf[slot++ & 7];
+    snprintf(b, 64, "%.*s", (int)n, c);
+    return b;
+}
+
+int knob_enum_index(int id, const char *choice)
+{
+    const char *c = knob_defs[id].choices;
+    size_t len = strlen(choice);
+    for (int i = 0; c; i++) {
+        const char *end = strchr(c, '|');
+        size_t n = end ? (size_t)(end - c) : strlen(c);
+        if (n == len && strncmp(c, choice, n) == 0)
+            return i;
+        c = end ? end + 1 : NULL;
+    }
+    return -1;
+}
+
+static int parse_bool(const char *v, int *out)
+{
+    if (!strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on"))
+        *out = 1;
+    else if (!strcmp(v, "0") || !strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off"))
+        *out = 0;
+    else
+        return -1;
+    return 0;
+}
+
+static int bad_value(base_err *e, const char *where, const knob_def *d, const char *v,
+                     const char *expected)
+{
+    return base_fail(e, BASE_EXIT_INPUT, "%s: knob %s: bad value '%s', expected %s", where,
+                     d->name, v, expected);
+}
+
+static int parse_int_knob(const knob_def *d, const char *v, const char *where, int64_t *out,
+                          base_err *e)
+{
+    char range[96];
+    snprintf(range, sizeof range, "an integer in [%lld, %lld]", (long long)d->ilo,
+             (long long)d->ihi);
+    int64_t x;
+    if (base_parse_i64(v, strlen(v), 0, &x))
+        return bad_value(e, where, d, v, range);
+    if (x < d->ilo || x > d->ihi)
+        return base_fail(e, BASE_EXIT_INPUT, "%s: knob %s: %lld is out of range, expected %s",
+                         where, d->name, (long long)x, range);
+    *out = x;
+    return 0;
+}
+
+static int parse_list(const knob_def *d, const char *v, const char *where, knob_list *out,
+                      base_err *e)
+{
+    knob_list l = {0};
+    const char *p = v;
+    while (*p) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        while (n && (*p == ' ')) {
+            p++;
+            n--;
+        }
+        while (n && p[n - 1] == ' ')
+            n--;
+        char item[64];
+        if (n == 0 || n >= sizeof item || l.n == KNOB_LIST_MAX)
+            return bad_value(e, where, d, v, "a comma-separated list of at most 32 integers");
+        memcpy(item, p, n);
+        item[n] = 0;
+        if (parse_int_knob(d, item, where, &l.v[l.n], e))
+            return -1;
+        l.n++;
+        if (!end)
+            break;
+        p = end + 1;
+        if (!*p)
+            return bad_value(e, where, d, v, "no trailing comma");
+    }
+    *out = l;
+    return 0;
+}
+
+/* Parses `v` for knob `d` into the field at `field`. */
+static int parse_value(const knob_def *d, const char *v, const char *where, void *field,
+                       base_err *e)
+{
+    switch (d->type) {
+    case KNOB_T_INT:
+        return parse_int_knob(d, v, where, field, e);
+    case KNOB_T_FLOAT: {
+        double x;
+        char range[96];
+        snprintf(range, sizeof range, "a number in [%g, %g]", d->flo, d->fhi);
+        if (base_parse_double(v, strlen(v), &x))
+            return bad_value(e, where, d, v, range);
+        if (x < d->flo || x > d->fhi)
+            return base_fail(e, BASE_EXIT_INPUT, "%s: knob %s: %g is out of range, expected %s",
+                             where, d->name, x, range);
+        *(double *)field = x;
+        return 0;
+    }
+    case KNOB_T_BOOL:
+        if (parse_bool(v, field))
+            return bad_value(e, where, d, v, "0 or 1");
+        return 0;
+    case KNOB_T_ENUM: {
+        int i = knob_enum_index((int)(d - knob_defs), v);
+        if (i < 0) {
+            char exp[256];
+            snprintf(exp, sizeof exp, "one of %s", d->choices);
+            return bad_value(e, where, d, v, exp);
+        }
+        *(int *)field = i;
+        return 0;
+    }
+    case KNOB_T_STR: {
+        if (strlen(v) >= KNOB_STR_MAX)
+            return bad_value(e, where, d, v, "at most 159 characters");
+        base_err sub = {0};
+        if (d->check && d->check(v, &sub))
+            return base_fail(e, BASE_EXIT_INPUT, "%s: knob %s: %s", where, d->name, sub.msg);
+        strcpy(field, v);
+        return 0;
+    }
+    case KNOB_T_LIST:
+        return parse_list(d, v, where, field, e);
+    }
+    return base_fail(e, BASE_EXIT_INTERNAL, "knob %s: unknown type", d->name);
+}
+
+static void set_origin(knob_cfg *c, int id, const char *where)
+{
+    free(c->origin[id]);
+    c->origin[id] = base_strdup(where);
+}
+
+void knob_init(knob_cfg *c)
+{
+    memset(c, 0, sizeof *c);
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        base_err e = {0};
+        const knob_def *d = &knob_defs[i];
+        if (parse_value(d, d->def, "knobs.def", (char *)&c->v + d->off, &e))
+            base_panic("%s", e.msg);
+        c->origin[i] = base_strdup("default");
+    }
+}
+
+void knob_free(knob_cfg *c)
+{
+    for (int i = 0; i < KNOB_COUNT; i++)
+        free(c->origin[i]);
+    base_buf_free(&c->unmodelled);
+    memset(c, 0, sizeof *c);
+}
+
+int knob_set(knob_cfg *c, const char *name, const char *value, const char *where, base_err *e)
+{
+    int id = knob_find(name);
+    if (id < 0)
+        return base_fail(e, BASE_EXIT_INPUT, "%s: unknown knob '%s' (closest: %s)", where, name,
+                         knob_suggest(name));
+    const knob_def *d = &knob_defs[id];
+    /* parse into a scratch copy so a bad value leaves the old one intact */
+    union {
+        int64_t i;
+        double f;
+        int b;
+        char s[KNOB_STR_MAX];
+        knob_list l;
+    } tmp;
+    if (parse_value(d, value, where, &tmp, e))
+        return -1;
+    size_t size = d->type == KNOB_T_INT     ? sizeof(int64_t)
+                  : d->type == KNOB_T_FLOAT ? sizeof(double)
+                  : d->type == KNOB_T_STR   ? KNOB_STR_MAX
+                  : d->type == KNOB_T_LIST  ? sizeof(knob_list)
+                                            : sizeof(int);
+    memcpy((char *)&c->v + d->off, &tmp, size);
+    set_origin(c, id, where);
+    return 0;
+}
+
+void knob_format(const knob_cfg *c, int id, char *buf, size_t n)
+{
+    const knob_def *d = &knob_defs[id];
+    const char *f = (const char *)&c->v + d->off;
+    switch (d->type) {
+    case KNOB_T_INT: snprintf(buf, n, "%lld", (long long)*(const int64_t *)f); break;
+    case KNOB_T_FLOAT: snprintf(buf, n, "%.17g", *(const double *)f); break;
+    case KNOB_T_BOOL: snprintf(buf, n, "%d", *(const int *)f); break;
+    case KNOB_T_ENUM: snprintf(buf, n, "%s", knob_enum_name(id, *(const int *)f)); break;
+    case KNOB_T_STR: snprintf(buf, n, "%s", f); break;
+    case KNOB_T_LIST: {
+        const knob_list *l = (const knob_list *)f;
+        size_t used = 0;
+        buf[0] = 0;
+        for (int i = 0; i < l->n && used < n; i++)
+            used += (size_t)snprintf(buf + used, n - used, "%s%lld", i ? "," : "",
+                                     (long long)l->v[i]);
+        break;
+    }
+    }
+}
+
+/* Floats print with %.17g for exact round trips, but 1132 reads better than 1132.0000000. */
+static void format_short(const knob_cfg *c, int id, char *buf, size_t n)
+{
+    if (knob_defs[id].type == KNOB_T_FLOAT) {
+        double v = *(const double *)((const char *)&c->v + knob_defs[id].off);
+        snprintf(buf, n, "%.15g", v);
+        double back = strtod(buf, NULL);
+        if (back != v)
+            snprintf(buf, n, "%.17g", v);
+        return;
+    }
+    knob_format(c, id, buf, n);
+}
+
+void knob_echo_text(FILE *f, const knob_cfg *c, const char *prefix)
+{
+    char v[512];
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        format_short(c, i, v, sizeof v);
+        fprintf(f, "%s%s = %s", prefix ? prefix : "", knob_defs[i].name, v);
+        if (strcmp(c->origin[i], "default") != 0)
+            fprintf(f, "   # %s", c->origin[i]);
+        fputc('\n', f);
+    }
+}
+
+void knob_echo_json(base_json *j, const knob_cfg *c)
+{
+    char v[512];
+    base_json_obj_begin(j);
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        const knob_def *d = &knob_defs[i];
+        const char *f = (const char *)&c->v + d->off;
+        base_json_key(j, d->name);
+        switch (d->type) {
+        case KNOB_T_INT: base_json_i64(j, *(const int64_t *)f); break;
+        case KNOB_T_FLOAT: base_json_double(j, *(const double *)f); break;
+        case KNOB_T_BOOL: base_json_bool(j, *(const int *)f); break;
+        case KNOB_T_LIST: {
+            const knob_list *l = (const knob_list *)f;
+            base_json_arr_begin(j);
+            for (int k = 0; k < l->n; k++)
+                base_json_i64(j, l->v[k]);
+            base_json_arr_end(j);
+            break;
+        }
+        default:
+            knob_format(c, i, v, sizeof v);
+            base_json_str(j, v);
+        }
+    }
+    base_json_obj_end(j);
+}
+
+void knob_write_params(FILE *f, const knob_cfg *c, int only_non_default)
+{
+    char v[512];
+    const char *group = "";
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        if (only_non_default && strcmp(c->origin[i], "default") == 0)
+            continue;
+        if (strcmp(group, knob_defs[i].group) != 0) {
+            group = knob_defs[i].group;
+            fprintf(f, "\n# --- %s\n", group);
+        }
+        format_short(c, i, v, sizeof v);
+        int quote = strchr(v, '#') || strchr(v, ' ') || v[0] == 0;
+        fprintf(f, quote ? "%s = \"%s\"" : "%s = %s", knob_defs[i].name, v);
+        if (strcmp(c->origin[i], "default") != 0)
+            fprintf(f, "   # from %s", c->origin[i]);
+        fputc('\n', f);
+    }
+}
+
+static void doc_range(const knob_def *d, char *buf, size_t n)
+{
+    switch (d->type) {
+    case KNOB_T_INT:
+    case KNOB_T_LIST:
+        snprintf(buf, n, "%lld .. %lld", (long long)d->ilo, (long long)d->ihi);
+        break;
+    case KNOB_T_FLOAT: snprintf(buf, n, "%g .. %g", d->flo, d->fhi); break;
+    case KNOB_T_BOOL: snprintf(buf, n, "0, 1"); break;
+    case KNOB_T_ENUM: {
+        size_t k = 0;
+        for (const char *p = d->choices; *p && k + 3 < n; p++) {
+            if (*p == '|') {
+                buf[k++] = ',';
+                buf[k++] = ' ';
+            } else {
+                buf[k++] = *p;
+            }
+        }
+        buf[k] = 0;
+        break;
+    }
+    case KNOB_T_STR: snprintf(buf, n, "%s", d->check ? "checked string" : "string"); break;
+    }
+}
+
+void knob_write_docs(FILE *f)
+{
+    static const char *tn[] = {"int", "float", "bool", "enum", "string", "int list"};
+    fputs("# lockstep knobs\n\n"
+          "Generated by `lockstep config docs` from src/knob/knobs.def; do not edit by hand\n"
+          "(`make docs` rewrites it, and a test fails when it is stale).\n\n"
+          "Set knobs with a preset (`--preset NAME`), config files (`--config FILE`, lockstep\n"
+          "params or GPGPU-Sim/Accel-Sim syntax, later files win) and `--name=value` (wins over\n"
+          "all files). Every run echoes every knob with the source of its value.\n",
+          f);
+    const char *group = "";
+    char range[256];
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        const knob_def *d = &knob_defs[i];
+        if (strcmp(group, d->group) != 0) {
+            group = d->group;
+            fprintf(f, "\n## %s\n\n| knob | type | default | allowed | meaning |\n"
+                       "|---|---|---|---|---|\n", group);
+        }
+        doc_range(d, range, sizeof range);
+        fprintf(f, "| `%s` | %s | `%s` | %s | %s |\n", d->name, tn[d->type], d->def, range,
+                d->help);
+    }
+}

@@ -1,0 +1,217 @@
+/* Loading knobs from lockstep params files and built-in presets; cross-knob validation. */
+#include "knob.h"
+#include "preset.h"
+
+#include "../base/rd.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_INCLUDE_DEPTH 8
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1]))
+        s[--n] = 0;
+    return s;
+}
+
+/* Cuts a '#' comment that is outside double quotes, then removes the quotes of a value
+ * written as "...". Returns -1 on an unterminated quote. */
+static int strip_comment_and_quotes(char **value)
+{
+    char *v = *value;
+    int inq = 0;
+    for (char *p = v; *p; p++) {
+        if (*p == '"')
+            inq = !inq;
+        else if (*p == '#' && !inq) {
+            *p = 0;
+            break;
+        }
+    }
+    if (inq)
+        return -1;
+    v = trim(v);
+    size_t n = strlen(v);
+    if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
+        v[n - 1] = 0;
+        v++;
+    }
+    *value = v;
+    return 0;
+}
+
+/* One "name = value" line. */
+static int params_line(knob_cfg *c, const char *file, uint64_t lineno, char *line, base_err *e)
+{
+    char where[600];
+    snprintf(where, sizeof where, "%s:%llu", file, (unsigned long long)lineno);
+    char *s = trim(line);
+    if (!*s || *s == '#')
+        return 0;
+    char *eq = strchr(s, '=');
+    if (!eq)
+        return base_fail(e, BASE_EXIT_INPUT, "%s: expected 'name = value', found '%.80s'",
+                         where, s);
+    *eq = 0;
+    char *name = trim(s), *value = eq + 1;
+    if (strip_comment_and_quotes(&value))
+        return base_fail(e, BASE_EXIT_INPUT, "%s: unterminated quote in the value of %s", where,
+                         name);
+    if (!*name)
+        return base_fail(e, BASE_EXIT_INPUT, "%s: missing knob name before '='", where);
+    if (strcmp(name, "preset") == 0)
+        return knob_load_preset(c, value, e) ? base_fail(e, BASE_EXIT_INPUT, "%s", where) : 0;
+    return knob_set(c, name, value, where, e);
+}
+
+int knob_load_params_text(knob_cfg *c, const char *name, const char *text, base_err *e)
+{
+    base_rd *r = base_rd_open_mem(name, text, strlen(text), e);
+    if (!r)
+        return -1;
+    char *line;
+    size_t len;
+    int rc;
+    while ((rc = base_rd_line(r, &line, &len, e)) == 1)
+        if (params_line(c, name, base_rd_lineno(r), line, e))
+            break;
+    base_rd_close(r);
+    return rc == 0 ? 0 : -1;
+}
+
+/* GPGPU-Sim configs are "-option value" pairs: the first real token starts with '-'. */
+static int looks_like_gpgpusim(const char *text)
+{
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+            p++;
+        if (*p == '#') {
+            while (*p && *p != '\n')
+                p++;
+            continue;
+        }
+        return *p == '-';
+    }
+    return 0;
+}
+
+static char *slurp(const char *path, base_err *e)
+{
+    base_rd *r = base_rd_open(path, e);
+    if (!r)
+        return NULL;
+    base_buf b = {0};
+    char *line;
+    size_t len;
+    int rc;
+    while ((rc = base_rd_line(r, &line, &len, e)) == 1) {
+        base_buf_put(&b, line, len);
+        base_buf_putc(&b, '\n');
+    }
+    base_rd_close(r);
+    if (rc < 0) {
+        base_buf_free(&b);
+        return NULL;
+    }
+    if (!b.s)
+        base_buf_puts(&b, "");
+    return b.s;
+}
+
+int knob_load_file(knob_cfg *c, const char *path, base_err *e)
+{
+    if (c->depth >= MAX_INCLUDE_DEPTH)
+        return base_fail(e, BASE_EXIT_INPUT, "%s: configs nested more than %d deep", path,
+                         MAX_INCLUDE_DEPTH);
+    char *text = slurp(path, e);
+    if (!text)
+        return -1;
+    c->depth++;
+    int rc = looks_like_gpgpusim(text) ? knob_import_gpgpusim_text(c, path, text, e)
+                                       : knob_load_params_text(c, path, text, e);
+    c->depth--;
+    free(text);
+    return rc;
+}
+
+int knob_load_preset(knob_cfg *c, const char *name, base_err *e)
+{
+    for (int i = 0; i < knob_npresets; i++) {
+        if (strcmp(knob_presets[i].name, name) != 0)
+            continue;
+        if (c->depth >= MAX_INCLUDE_DEPTH)
+            return base_fail(e, BASE_EXIT_INPUT, "preset %s: presets nested more than %d deep",
+                             name, MAX_INCLUDE_DEPTH);
+        c->depth++;
+        int rc = knob_load_params_text(c, knob_presets[i].path, knob_presets[i].text, e);
+        c->depth--;
+        return rc;
+    }
+    base_buf names = {0};
+    for (int i = 0; i < knob_npresets; i++)
+        base_buf_printf(&names, "%s%s", i ? ", " : "", knob_presets[i].name);
+    base_fail(e, BASE_EXIT_INPUT, "unknown preset '%s' (presets: %s)", name,
+              names.s ? names.s : "none");
+    base_buf_free(&names);
+    return -1;
+}
+
+/* ---- cross-knob rules ------------------------------------------------------------------ */
+
+static int rule(const knob_cfg *c, int ok, int id, base_err *e, const char *what)
+{
+    if (ok)
+        return 0;
+    char v[256];
+    knob_format(c, id, v, sizeof v);
+    return base_fail(e, BASE_EXIT_INPUT, "%s: knob %s = %s: %s", c->origin[id],
+                     knob_defs[id].name, v, what);
+}
+
+static int pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+
+#define CACHE_RULES(p)                                                                        \
+    (!k->p##_enabled ? 0                                                                      \
+     : rule(c, k->p##_type == 0 || k->p##_line == 128, KNOB_ID_##p##_line, e,                 \
+            "a sectored cache needs 128-byte lines (4 sectors of 32 bytes)") ||               \
+           rule(c, pow2(k->p##_line), KNOB_ID_##p##_line, e, "must be a power of two") ||    \
+           rule(c, k->p##_set_index != 2 || k->p##_sets == 16 || k->p##_sets == 32 ||         \
+                       k->p##_sets == 64,                                                     \
+                KNOB_ID_##p##_sets, e, "the ipoly set index needs 16, 32 or 64 sets") ||     \
+           rule(c, k->p##_set_index != 1 || k->p##_sets == 32 || k->p##_sets == 64,           \
+                KNOB_ID_##p##_sets, e, "the fermi set index needs 32 or 64 sets") ||         \
+           rule(c, !(k->p##_write == 1 && k->p##_alloc != 0), KNOB_ID_##p##_alloc, e,          \
+                "a write-back cache must allocate on miss") ||                                \
+           rule(c, !((k->p##_write_alloc == 2 || k->p##_write_alloc == 3) &&                  \
+                     k->p##_alloc == 1),                                                      \
+                KNOB_ID_##p##_alloc, e,                                                       \
+                "fetch-on-write and lazy fetch-on-read need allocate-on-miss"))
+
+int knob_validate(const knob_cfg *c, base_err *e)
+{
+    const knobs *k = &c->v;
+    if (CACHE_RULES(l1d) || CACHE_RULES(l1i) || CACHE_RULES(l1c) || CACHE_RULES(l1t) ||
+        CACHE_RULES(l2))
+        return -1;
+    if (rule(c, k->dram_banks % k->n_sub_partitions == 0, KNOB_ID_dram_banks, e,
+             "banks must be a multiple of n_sub_partitions") ||
+        rule(c, k->dram_banks % k->dram_bank_groups == 0, KNOB_ID_dram_bank_groups, e,
+             "must divide dram_banks") ||
+        rule(c, k->max_threads_per_sm % k->warp_size == 0, KNOB_ID_max_threads_per_sm, e,
+             "must be a multiple of warp_size") ||
+        rule(c, k->smem_per_cta <= k->smem_per_sm || k->smem_per_sm == 0, KNOB_ID_smem_per_cta,
+             e, "exceeds smem_per_sm") ||
+        rule(c, k->two_level_active > 0, KNOB_ID_two_level_active, e, "must be positive"))
+        return -1;
+    if (k->partition_indexing == 3)
+        return rule(c, 0, KNOB_ID_partition_indexing, e,
+                    "pae hashing is not supported (GPGPU-Sim has no decoder for it either)");
+    return 0;
+}

@@ -1,0 +1,142 @@
+/* base: number parsing, the streaming reader (plain and xz), safe output, JSON escaping. */
+#include "test.h"
+
+#include "base/base.h"
+#include "base/rd.h"
+
+#include <lzma.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+TEST(base_parse_numbers_strictly)
+{
+    uint64_t u;
+    int64_t i;
+    double d;
+    CHECK_EQ(base_parse_u64("18446744073709551615", 20, 10, &u), 0);
+    CHECK(u == UINT64_MAX);
+    CHECK_EQ(base_parse_u64("18446744073709551616", 20, 10, &u), -1); /* overflow */
+    CHECK_EQ(base_parse_u64("0x7fb0fc430e00", 14, 16, &u), 0);
+    CHECK(u == 0x7fb0fc430e00ull);
+    CHECK_EQ(base_parse_u64("7fb0g", 5, 16, &u), -1);
+    CHECK_EQ(base_parse_u64("", 0, 10, &u), -1);
+    CHECK_EQ(base_parse_u64("0x", 2, 16, &u), -1);
+    CHECK_EQ(base_parse_u64("-1", 2, 10, &u), -1);
+    CHECK_EQ(base_parse_i64("-9223372036854775808", 20, 10, &i), 0);
+    CHECK(i == INT64_MIN);
+    CHECK_EQ(base_parse_i64("9223372036854775808", 19, 10, &i), -1);
+    CHECK_EQ(base_parse_i64("12a", 3, 10, &i), -1);
+    CHECK_EQ(base_parse_double("3500.5", 6, &d), 0);
+    CHECK(d == 3500.5);
+    CHECK_EQ(base_parse_double("1e999", 5, &d), -1);
+    CHECK_EQ(base_parse_double("nan", 3, &d), -1);
+    CHECK_EQ(base_parse_double("1.5x", 4, &d), -1);
+    CHECK_EQ(base_levenshtein("n_clusterz", "n_clusters"), 1);
+}
+
+static int count_lines(base_rd *r, base_err *e, char *last, size_t n)
+{
+    char *line;
+    size_t len;
+    int rc, lines = 0;
+    while ((rc = base_rd_line(r, &line, &len, e)) == 1) {
+        lines++;
+        snprintf(last, n, "%s", line);
+    }
+    return rc < 0 ? -1 : lines;
+}
+
+TEST(base_rd_plain_crlf_and_binary)
+{
+    base_err e = {0};
+    char last[64];
+    base_rd *r = base_rd_open_mem("mem", "a\r\nbb\n\nlast-no-newline", 22, &e);
+    CHECK_EQ(count_lines(r, &e, last, sizeof last), 4);
+    CHECK_STR(last, "last-no-newline");
+    CHECK_EQ(base_rd_lineno(r), 4);
+    base_rd_close(r);
+    static const char bin[] = "text\nmore\0binary\n";
+    r = base_rd_open_mem("blob.traceg", bin, sizeof bin - 1, &e);
+    CHECK_EQ(count_lines(r, &e, last, sizeof last), -1);
+    CHECK_HAS(e.msg, "blob.traceg: byte offset 9 (line 2): binary data");
+    base_rd_close(r);
+    base_err_clear(&e);
+    CHECK(base_rd_open("/nonexistent/file", &e) == NULL);
+    CHECK_HAS(e.msg, "/nonexistent/file: cannot open");
+}
+
+TEST(base_rd_xz_stream_and_truncation)
+{
+    /* 20,000 lines through a reader whose chunk is far smaller than the text */
+    base_buf text = {0};
+    for (int i = 0; i < 20000; i++)
+        base_buf_printf(&text, "line %d of the xz test\n", i);
+    size_t cap = text.len + 1024, n = 0;
+    uint8_t *xz = malloc(cap);
+    CHECK_EQ(lzma_easy_buffer_encode(1, LZMA_CHECK_CRC64, NULL, (const uint8_t *)text.s, text.len,
+                                     xz, &n, cap),
+             LZMA_OK);
+    base_err e = {0};
+    char last[64];
+    base_rd *r = base_rd_open_mem("t.xz", xz, n, &e);
+    CHECK(base_rd_compressed(r));
+    CHECK_EQ(count_lines(r, &e, last, sizeof last), 20000);
+    CHECK_STR(last, "line 19999 of the xz test");
+    base_rd_close(r);
+    r = base_rd_open_mem("cut.xz", xz, n / 2, &e); /* truncated stream: error, not EOF */
+    CHECK_EQ(count_lines(r, &e, last, sizeof last), -1);
+    CHECK_HAS(e.msg, "cut.xz: xz:");
+    base_rd_close(r);
+    base_err_clear(&e);
+    xz[n / 2] ^= 0x55; /* corrupt data */
+    r = base_rd_open_mem("bad.xz", xz, n, &e);
+    CHECK_EQ(count_lines(r, &e, last, sizeof last), -1);
+    CHECK_HAS(e.msg, "bad.xz: xz:");
+    base_rd_close(r);
+    free(xz);
+    base_buf_free(&text);
+}
+
+TEST(base_out_is_atomic)
+{
+    base_err e = {0};
+    base_out o;
+    char path[512];
+    snprintf(path, sizeof path, "%s/out.json", test_tmpdir());
+    CHECK_EQ(base_out_open(&o, path, &e), 0);
+    fputs("partial", o.f);
+    CHECK(access(path, F_OK) != 0); /* nothing visible under the final name yet */
+    base_out_abort(&o);
+    CHECK(access(path, F_OK) != 0);
+    CHECK_EQ(base_out_open(&o, path, &e), 0);
+    fputs("done\n", o.f);
+    CHECK_EQ(base_out_commit(&o, &e), 0);
+    CHECK(access(path, F_OK) == 0);
+    CHECK_EQ(base_out_open(&o, "/nonexistent/dir/x.json", &e), -1);
+    CHECK_HAS(e.msg, "cannot write");
+}
+
+TEST(base_json_escapes_and_nests)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    base_json j;
+    base_json_init(&j, f);
+    base_json_obj_begin(&j);
+    base_json_key(&j, "s");
+    base_json_str(&j, "a\"b\\c\n\x01");
+    base_json_key(&j, "a");
+    base_json_arr_begin(&j);
+    base_json_i64(&j, -3);
+    base_json_double(&j, 0.5);
+    base_json_arr_end(&j);
+    base_json_key(&j, "e");
+    base_json_obj_begin(&j);
+    base_json_obj_end(&j);
+    base_json_obj_end(&j);
+    fclose(f);
+    CHECK_STR(buf, "{\n  \"s\": \"a\\\"b\\\\c\\n\\u0001\",\n  \"a\": [\n    -3,\n    0.5\n  ],\n"
+                   "  \"e\": {}\n}\n");
+    free(buf);
+}

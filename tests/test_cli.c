@@ -1,0 +1,118 @@
+/* The lockstep binary: exit codes, option syntax, knob precedence and errors. */
+#include "test.h"
+
+#include <stdlib.h>
+
+TEST(cli_help_and_usage_exit_codes)
+{
+    test_proc p = test_lockstep("--help");
+    CHECK_EQ(p.status, 0);
+    CHECK_HAS(p.out, "occupancy");
+    p = test_lockstep("%s", "");
+    CHECK_EQ(p.status, 2);
+    p = test_lockstep("frobnicate");
+    CHECK_EQ(p.status, 2);
+    CHECK_HAS(p.err, "unknown command");
+    static const char *cmds[] = {"run", "occupancy", "trace", "config"};
+    for (int i = 0; i < 4; i++) {
+        p = test_lockstep("%s --help", cmds[i]);
+        CHECK_EQ(p.status, 0);
+        CHECK_HAS(p.out, "usage: lockstep");
+    }
+    p = test_lockstep("occupancy --help");
+    CHECK_HAS(p.out, "--warp_scheduler=lrr|gto|two_level"); /* policy knobs list choices */
+}
+
+TEST(cli_occupancy_worked_example)
+{
+    /* OCCUPANCY.md example through the command line, both option spellings */
+    test_proc p = test_lockstep(
+        "occupancy --max_threads_per_sm=2048 --smem_per_sm 49152 --smem_per_cta=49152 "
+        "--max_ctas_per_sm=8 --threads=128 --regs 32 --smem=12288");
+    CHECK_EQ(p.status, 0);
+    CHECK_HAS(p.out, "occupancy: 4 CTAs per SM");
+    CHECK_HAS(p.out, "limited by shared memory");
+    p = test_lockstep("occupancy --max_threads_per_sm=2048 --smem_per_sm=49152 "
+                      "--smem_per_cta=49152 --max_ctas_per_sm=8 --threads=128 --regs=32 "
+                      "--smem=12288 --json");
+    CHECK_EQ(p.status, 0);
+    CHECK_HAS(p.out, "\"ctas_per_sm\": 4");
+}
+
+TEST(cli_unknown_knob_and_bad_values)
+{
+    test_proc p = test_lockstep("occupancy --threads=128 --n_clusterz=4");
+    CHECK_EQ(p.status, 2);
+    CHECK_HAS(p.err, "n_clusterz");
+    CHECK_HAS(p.err, "n_clusters");
+    p = test_lockstep("occupancy --threads=128 --n_clusters=0");
+    CHECK_EQ(p.status, 3);
+    CHECK_HAS(p.err, "--n_clusters");
+    CHECK_HAS(p.err, "out of range");
+    p = test_lockstep("occupancy --threads=128 --warp_scheduler=fifo");
+    CHECK_EQ(p.status, 3);
+    CHECK_HAS(p.err, "lrr|gto|two_level");
+    p = test_lockstep("occupancy --threads=abc");
+    CHECK_EQ(p.status, 2);
+    p = test_lockstep("occupancy --threads=128 --preset=nosuchgpu");
+    CHECK_EQ(p.status, 3);
+    CHECK_HAS(p.err, "unknown preset");
+    p = test_lockstep("occupancy --threads=128 --config=/nonexistent/x.cfg");
+    CHECK_EQ(p.status, 3);
+    CHECK_HAS(p.err, "/nonexistent/x.cfg");
+}
+
+TEST(cli_params_file_errors_name_file_and_line)
+{
+    const char *cfg = test_write_file("typo.cfg", "# a params file\nn_clusters = 8\n"
+                                                  "l2_asoc = 4\n", 44);
+    test_proc p = test_lockstep("config show --config=%s", cfg);
+    CHECK_EQ(p.status, 3);
+    CHECK_HAS(p.err, "typo.cfg:3");
+    CHECK_HAS(p.err, "l2_asoc");
+    CHECK_HAS(p.err, "l2_assoc");
+}
+
+TEST(cli_knob_precedence_and_echo)
+{
+    const char *a = test_write_file("a.cfg", "n_clusters = 10\nn_mem = 4\n", 26);
+    char pa[512];
+    snprintf(pa, sizeof pa, "%s", a);
+    const char *b = test_write_file("b.cfg", "n_clusters = 20\n", 16);
+    /* later file wins over earlier; --knob wins over every file wherever it stands */
+    test_proc p = test_lockstep("config show --n_clusters=30 --config %s --config=%s", pa, b);
+    CHECK_EQ(p.status, 0);
+    CHECK_HAS(p.out, "n_clusters = 30   # --n_clusters");
+    CHECK_HAS(p.out, "n_mem = 4   # ");
+    CHECK_HAS(p.out, "a.cfg:2");
+    p = test_lockstep("config show --config %s --config=%s", pa, b);
+    CHECK_HAS(p.out, "n_clusters = 20   # ");
+    CHECK_HAS(p.out, "b.cfg:1");
+    p = test_lockstep("config show --json");
+    CHECK_EQ(p.status, 0);
+    CHECK_HAS(p.out, "\"n_clusters\": 46");
+}
+
+TEST(cli_config_docs_are_current)
+{
+    test_proc p = test_lockstep("config docs");
+    CHECK_EQ(p.status, 0);
+    FILE *f = fopen("docs/KNOBS.md", "rb");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    if (strcmp(buf, p.out) != 0)
+        test_fail_at(__FILE__, __LINE__, "docs/KNOBS.md is stale: run 'make docs'");
+}
+
+TEST(cli_presets_list_and_load)
+{
+    test_proc p = test_lockstep("config presets");
+    CHECK_EQ(p.status, 0);
+    CHECK_HAS(p.out, "rtx3070");
+    CHECK_HAS(p.out, "[default]");
+}
