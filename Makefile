@@ -23,9 +23,9 @@ TEST_SRC = $(wildcard tests/*.c)
 GEN_SRC  = $(BUILD)/gen/presets.c
 PRESETS  = $(sort $(wildcard configs/*.cfg))
 
-LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/presets.o
-CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)
-TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
+LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/gen/presets.o
+CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
 
 .PHONY: all run check asan fuzz docs deps clean
@@ -44,7 +44,7 @@ $(BUILD)/lockstep: $(CLI_OBJ) $(BUILD)/liblockstep.a
 $(BUILD)/tests: $(TEST_OBJ) $(BUILD)/liblockstep.a
 	$(CC) $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/%.o: %.c | $(BUILD)/gen/presets.c
+$(BUILD)/obj/%.o: %.c | $(BUILD)/gen/presets.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -MMD -MP -c -o $@ $<
 

@@ -33,7 +33,14 @@ make_big() {
 
 measure() { # dir label
     local dir=$1 label=$2 best="" out rss=0 bytes winsts
-    bytes=$(cat "$dir"/kernel-*.traceg* | wc -c)
+    # MB/s is of trace text: compressed kernels count with their decompressed size
+    bytes=0
+    for f in "$dir"/kernel-*.traceg*; do
+        case $f in
+        *.xz) bytes=$((bytes + $(xz -dc "$f" | wc -c))) ;;
+        *) bytes=$((bytes + $(wc -c <"$f"))) ;;
+        esac
+    done
     for _ in $(seq "$reps"); do
         local t0 t1
         t0=$(date +%s.%N)
@@ -53,7 +60,7 @@ measure() { # dir label
         'BEGIN { printf "%-28s %10.1f %9.3f %10.1f %12.0f %8s\n", l, by / 1e6, t, by / 1e6 / t, w / t, r }'
 }
 
-printf '%-28s %10s %9s %10s %12s %8s\n' trace "file MB" "best s" "MB/s" "warp-inst/s" "RSS KB"
+printf '%-28s %10s %9s %10s %12s %8s\n' trace "text MB" "best s" "MB/s" "warp-inst/s" "RSS KB"
 for d in "$shared"/traces/accelsim/*/; do
     measure "$d" "$(basename "$d")"
 done

@@ -108,6 +108,11 @@ const char *test_write_file(const char *name, const void *data, size_t n)
     return path;
 }
 
+const char *test_write_text(const char *name, const char *text)
+{
+    return test_write_file(name, text, strlen(text));
+}
+
 static char *slurp(const char *path)
 {
     FILE *f = fopen(path, "rb");

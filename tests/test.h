@@ -63,6 +63,8 @@ const char *test_bin(void);
 const char *test_tmpdir(void);
 /* Writes a file (creating it) under test_tmpdir(); returns its path (static buffer). */
 const char *test_write_file(const char *name, const void *data, size_t n);
+/* The same for a NUL-terminated text. */
+const char *test_write_text(const char *name, const char *text);
 
 /* Runs `lockstep ARGS` through /bin/sh; captures stdout and stderr (freed by the harness at
  * the end of the test). Returns the exit status (128+signal if killed). */

@@ -64,8 +64,8 @@ TEST(cli_unknown_knob_and_bad_values)
 
 TEST(cli_params_file_errors_name_file_and_line)
 {
-    const char *cfg = test_write_file("typo.cfg", "# a params file\nn_clusters = 8\n"
-                                                  "l2_asoc = 4\n", 44);
+    const char *cfg = test_write_text("typo.cfg", "# a params file\nn_clusters = 8\n"
+                                                  "l2_asoc = 4\n");
     test_proc p = test_lockstep("config show --config=%s", cfg);
     CHECK_EQ(p.status, 3);
     CHECK_HAS(p.err, "typo.cfg:3");
@@ -75,10 +75,10 @@ TEST(cli_params_file_errors_name_file_and_line)
 
 TEST(cli_knob_precedence_and_echo)
 {
-    const char *a = test_write_file("a.cfg", "n_clusters = 10\nn_mem = 4\n", 26);
+    const char *a = test_write_text("a.cfg", "n_clusters = 10\nn_mem = 4\n");
     char pa[512];
     snprintf(pa, sizeof pa, "%s", a);
-    const char *b = test_write_file("b.cfg", "n_clusters = 20\n", 16);
+    const char *b = test_write_text("b.cfg", "n_clusters = 20\n");
     /* later file wins over earlier; --knob wins over every file wherever it stands */
     test_proc p = test_lockstep("config show --n_clusters=30 --config %s --config=%s", pa, b);
     CHECK_EQ(p.status, 0);

@@ -76,15 +76,30 @@ char *base_strndup(const char *s, size_t n)
 
 char *base_strdup(const char *s) { return base_strndup(s, strlen(s)); }
 
+/* Formats into a stack buffer first: most strings fit, and gcc's sanitizer builds warn about
+ * the vsnprintf(NULL, 0, ...) sizing idiom. */
+static char *vsprintf_alloc(const char *fmt, va_list ap, size_t *len)
+{
+    char tmp[256];
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    char *s = base_malloc((size_t)n + 1);
+    if ((size_t)n < sizeof tmp)
+        memcpy(s, tmp, (size_t)n + 1);
+    else
+        vsnprintf(s, (size_t)n + 1, fmt, ap2);
+    va_end(ap2);
+    *len = (size_t)n;
+    return s;
+}
+
 char *base_sprintf(const char *fmt, ...)
 {
     va_list ap;
+    size_t n;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *s = base_malloc((size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    char *s = vsprintf_alloc(fmt, ap, &n);
     va_end(ap);
     return s;
 }
@@ -115,14 +130,12 @@ void base_buf_puts(base_buf *b, const char *s) { base_buf_put(b, s, strlen(s)); 
 void base_buf_printf(base_buf *b, const char *fmt, ...)
 {
     va_list ap;
+    size_t n;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *s = vsprintf_alloc(fmt, ap, &n);
     va_end(ap);
-    base_grow(&b->s, &b->cap, b->len + (size_t)n + 1, 1);
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
+    base_buf_put(b, s, n);
+    free(s);
 }
 
 void base_buf_free(base_buf *b)

@@ -19,9 +19,12 @@ static const cli_opt OPTS[] = {
     {NULL, 0, NULL, NULL},
 };
 
-/* The bundled sample: beside the binary's parent (build/../samples) or the working dir. */
+/* The bundled sample: in the working directory (a checkout), else beside the binary. */
 static const char *default_trace(char *buf, size_t n)
 {
+    snprintf(buf, n, "samples/vecadd_sm80");
+    if (access(buf, R_OK) == 0)
+        return buf;
     char exe[1024];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (len > 0) {
@@ -30,11 +33,8 @@ static const char *default_trace(char *buf, size_t n)
         if (slash) {
             *slash = 0;
             snprintf(buf, n, "%s/../samples/vecadd_sm80", exe);
-            if (access(buf, R_OK) == 0)
-                return buf;
         }
     }
-    snprintf(buf, n, "samples/vecadd_sm80");
     return buf;
 }
 
@@ -73,16 +73,22 @@ static int run_kernel(cli_args *a, const char *path, const stat_set *set, kernel
 static void print_kernel(FILE *f, const knobs *kn, int i, const kernel_result *r)
 {
     const trace_header *h = &r->h;
-    fprintf(f, "\nkernel %d: %s\n  file %s\n", i + 1, h->name, r->path);
-    fprintf(f, "  grid (%u,%u,%u), block (%u,%u,%u), %u registers/thread, %llu bytes shared memory, "
-               "binary version %d, stream %llu\n",
-            h->grid[0], h->grid[1], h->grid[2], h->block[0], h->block[1], h->block[2], h->nregs,
-            (unsigned long long)h->shmem, h->binary_version, (unsigned long long)h->stream_id);
+    char p[32];
+    snprintf(p, sizeof p, "kernel%d", i + 1);
+    fprintf(f, "\n# kernel %d: %s (%s)\n", i + 1, h->name, r->path);
+    fprintf(f, "%s.grid = (%u,%u,%u)\n%s.block = (%u,%u,%u)\n%s.nregs = %u\n%s.shmem = %llu\n",
+            p, h->grid[0], h->grid[1], h->grid[2], p, h->block[0], h->block[1], h->block[2], p,
+            h->nregs, p, (unsigned long long)h->shmem);
+    fprintf(f, "%s.binary_version = %d\n%s.cuda_stream_id = %llu\n", p, h->binary_version, p,
+            (unsigned long long)h->stream_id);
     int64_t sms = kn->n_clusters * kn->cores_per_cluster;
-    fprintf(f, "  occupancy: %lld CTAs per SM (limited by %s); %llu CTAs over %lld SMs = %.2f waves\n",
-            (long long)r->occ.ctas, cta_binding_text(&r->occ), (unsigned long long)h->ctas_in_grid,
-            (long long)sms, (double)h->ctas_in_grid / (double)(r->occ.ctas * sms));
-    stat_write_text(f, &r->stats, "  ", 0);
+    fprintf(f, "%s.ctas_per_sm = %lld\n%s.ctas_per_sm_limited_by = %s\n", p,
+            (long long)r->occ.ctas, p, cta_binding_text(&r->occ));
+    fprintf(f, "%s.cta_waves = %.4f\n", p,
+            (double)h->ctas_in_grid / (double)(r->occ.ctas * sms));
+    if (r->occ.carveout_kb >= 0)
+        fprintf(f, "%s.smem_carveout_kb = %lld\n", p, (long long)r->occ.carveout_kb);
+    stat_write_text(f, &r->stats, p, 0);
 }
 
 static void write_json(FILE *f, cli_args *a, kernel_result *res, int n, const stat_block *total)
@@ -164,8 +170,8 @@ static int run(cli_args *a)
             print_kernel(stdout, &a->knobs.v, i, &res[i]);
             stat_block_add(&total, &res[i].stats);
         }
-        printf("\ntotal:\n");
-        stat_write_text(stdout, &total, "  ", 0);
+        printf("\n# all kernels\n");
+        stat_write_text(stdout, &total, "total", 0);
         if (json) {
             write_json(out.f, a, res, n, &total);
             rc = base_out_commit(&out, &e);

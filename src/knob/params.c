@@ -190,7 +190,7 @@ static int pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
            rule(c, !(k->p##_write == 1 && k->p##_alloc != 0), KNOB_ID_##p##_alloc, e,          \
                 "a write-back cache must allocate on miss") ||                                \
            rule(c, !((k->p##_write_alloc == 2 || k->p##_write_alloc == 3) &&                  \
-                     k->p##_alloc == 1),                                                      \
+                     k->p##_alloc != 0),                                                      \
                 KNOB_ID_##p##_alloc, e,                                                       \
                 "fetch-on-write and lazy fetch-on-read need allocate-on-miss"))
 
@@ -208,7 +208,11 @@ int knob_validate(const knob_cfg *c, base_err *e)
              "must be a multiple of warp_size") ||
         rule(c, k->smem_per_cta <= k->smem_per_sm || k->smem_per_sm == 0, KNOB_ID_smem_per_cta,
              e, "exceeds smem_per_sm") ||
-        rule(c, k->two_level_active > 0, KNOB_ID_two_level_active, e, "must be positive"))
+        rule(c, k->two_level_active > 0, KNOB_ID_two_level_active, e, "must be positive") ||
+        rule(c, k->oc_specialized ||
+                    (k->oc_units > 0 && k->oc_in_ports > 0 && k->oc_out_ports > 0),
+             KNOB_ID_oc_units, e,
+             "generic operand collectors need units and ports when oc_specialized = 0"))
         return -1;
     if (k->partition_indexing == 3)
         return rule(c, 0, KNOB_ID_partition_indexing, e,

@@ -1,0 +1,42 @@
+/* mem/addrmap: the GPGPU-Sim DRAM address mapping (FORMATS.md B.6).
+ *
+ * A mapping string is an optional "dramid@S;" followed by 64 mapping characters, bit 63
+ * first ('.', ' ' and '|' are ignored): R row, B bank, C column, S byte within burst (also
+ * part of the column), D channel, 0 unused. With "dramid@S" the channel is not in the map:
+ * for a power-of-two channel count log2(n) channel bits are inserted at bit S, otherwise
+ * the channel is (addr >> S) mod n and the other fields come from the folded address. */
+#ifndef LOCKSTEP_MEM_ADDRMAP_H
+#define LOCKSTEP_MEM_ADDRMAP_H
+
+#include "../base/base.h"
+
+#include <stdint.h>
+
+typedef struct mem_addrmap {
+    int chip_start;   /* S of "dramid@S", or -1 when the map has D bits */
+    uint64_t row, bank, col, burst, chan; /* masks as written (before channel insertion) */
+} mem_addrmap;
+
+typedef struct mem_addr {
+    uint32_t channel, sub_partition; /* sub_partition is global: channel * n_sub + bank % n_sub */
+    uint32_t bank;
+    uint64_t row, col, burst;
+} mem_addr;
+
+/* Parses a mapping string. Errors name the offending character and what was expected. */
+int mem_addrmap_parse(mem_addrmap *m, const char *s, base_err *e);
+
+/* Decodes `addr` for n_mem channels of n_sub sub-partitions each (both >= 1). No partition
+ * hashing is applied here (that is -gpgpu_memory_partition_indexing, a separate step). */
+void mem_addrmap_decode(const mem_addrmap *m, uint32_t n_mem, uint32_t n_sub, uint64_t addr,
+                        mem_addr *out);
+
+/* The masks actually used by mem_addrmap_decode for n_mem channels (channel bits inserted
+ * when n_mem is a power of two), in the order row, bank, col, burst, chan: what GPGPU-Sim
+ * prints as addr_dec_mask[...]. */
+void mem_addrmap_masks(const mem_addrmap *m, uint32_t n_mem, uint64_t out[5]);
+
+/* Packs the bits of `v` selected by `mask` together, lowest first. */
+uint64_t mem_pack_bits(uint64_t v, uint64_t mask);
+
+#endif

@@ -1,0 +1,365 @@
+/* Kernel body (A.4): thread blocks, warps, and the static instruction dictionary. */
+#include "trace_kint.h"
+#include "trace_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../isa/isa.h"
+
+#define FILE_LINE(k) base_rd_name((k)->r), (unsigned long long)base_rd_lineno((k)->r)
+
+/* ---- dictionary ---- */
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdull;
+}
+
+static uint64_t line_hash(const trace_line *l)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < l->opcode_len; i++)
+        h = (h ^ (unsigned char)l->opcode[i]) * 0x100000001b3ull;
+    h = mix(h, l->pc);
+    h = mix(h, (uint64_t)l->imm);
+    h = mix(h, l->line_num);
+    h = mix(h, (uint64_t)l->ndst << 16 | l->nsrc);
+    for (unsigned i = 0; i < l->ndst + l->nsrc; i++)
+        h = mix(h, l->regs[i]);
+    return h ^ (h >> 29);
+}
+
+static int same(const trace_kernel *k, const trace_sinst *s, const trace_line *l)
+{
+    unsigned nr = l->ndst + l->nsrc;
+    return s->pc == l->pc && s->imm == l->imm && s->line_num == l->line_num &&
+           s->ndst == l->ndst && s->nsrc == l->nsrc && s->opcode_len == l->opcode_len &&
+           memcmp(k->str + s->opcode, l->opcode, l->opcode_len) == 0 &&
+           (nr == 0 || memcmp(k->regs + s->regs, l->regs, nr * sizeof *l->regs) == 0);
+}
+
+static void table_grow(trace_kernel *k)
+{
+    size_t cap = k->table_cap ? k->table_cap * 2 : 1024;
+    uint32_t *t = base_calloc(cap, sizeof *t);
+    for (size_t i = 0; i < k->nsinst; i++) {
+        size_t j = k->shash[i] & (cap - 1);
+        while (t[j])
+            j = (j + 1) & (cap - 1);
+        t[j] = (uint32_t)i + 1;
+    }
+    free(k->table);
+    k->table = t;
+    k->table_cap = cap;
+}
+
+static int is_half_rate(const char *op, size_t n)
+{
+    static const char *const half[] = {"HADD2", "HADD2_32I", "HFMA2", "HFMA2_32I",
+                                       "HMUL2_32I", "HSET2", "HSETP2"};
+    for (size_t i = 0; i < BASE_ARRAY_LEN(half); i++)
+        if (strlen(half[i]) == n && memcmp(op, half[i], n) == 0)
+            return 1;
+    return 0;
+}
+
+/* Decodes what the simulator needs from the opcode text (A.7, A.8, A.9). */
+static int decode(trace_kernel *k, const trace_line *l, trace_sinst *s, base_err *e)
+{
+    const char *dot = memchr(l->opcode, '.', l->opcode_len);
+    size_t n = dot ? (size_t)(dot - l->opcode) : l->opcode_len;
+    const isa_op *op = isa_lookup_op(k->h.family, l->opcode, n);
+    if (!op) {
+        char what[96];
+        snprintf(what, sizeof what, "an opcode of the %s ISA (binary version %d)",
+                 isa_family_name(k->h.family), k->h.binary_version);
+        return trace_fail_found(e, base_rd_name(k->r), base_rd_lineno(k->r), what, l->opcode, n);
+    }
+    trace_space space;
+    trace_kind kind;
+    int bypass;
+    trace_opcode_space(l->opcode, l->opcode_len, &space, &kind, &bypass);
+    s->cls = op->cls;
+    s->table_cat = op->cat;
+    s->cat = kind == TRACE_KIND_ATOMIC ? ISA_CAT_LOAD : op->cat;  /* A.8: atomics load at L2 */
+    s->space = (uint8_t)space;
+    s->kind = (uint8_t)kind;
+    s->width = (uint16_t)trace_opcode_width(l->opcode, l->opcode_len);
+    s->flags = (uint8_t)((bypass ? TRACE_F_BYPASS_L1 : 0) |
+                         (is_half_rate(l->opcode, n) ? TRACE_F_HALF_II : 0) |
+                         (op->ref && isa_version_in_reference(k->h.binary_version) ? TRACE_F_REF : 0));
+    return 0;
+}
+
+static int store_text(trace_kernel *k, const trace_line *l, trace_sinst *s, base_err *e)
+{
+    unsigned nr = l->ndst + l->nsrc;
+    if (l->opcode_len > 65535 || k->str_len + l->opcode_len + 1 > UINT32_MAX ||
+        k->nregs + nr > UINT32_MAX || k->nsinst + 1 >= UINT32_MAX)
+        return trace_fail(e, "%s:%llu: expected a kernel of at most 2^32 static instructions and "
+                          "opcode bytes, found more", FILE_LINE(k));
+    base_grow(&k->str, &k->str_cap, k->str_len + l->opcode_len + 1, 1);
+    s->opcode = (uint32_t)k->str_len;
+    s->opcode_len = (uint16_t)l->opcode_len;
+    memcpy(k->str + k->str_len, l->opcode, l->opcode_len);
+    k->str[k->str_len + l->opcode_len] = 0;
+    k->str_len += l->opcode_len + 1;
+    base_grow(&k->regs, &k->regs_cap, k->nregs + nr, sizeof *k->regs);
+    s->regs = (uint32_t)k->nregs;
+    if (nr)
+        memcpy(k->regs + k->nregs, l->regs, nr * sizeof *l->regs);
+    k->nregs += nr;
+    return 0;
+}
+
+static int64_t dict_add(trace_kernel *k, const trace_line *l, uint64_t h, size_t slot,
+                        base_err *e)
+{
+    trace_sinst s = {.pc = l->pc, .imm = l->imm, .line_num = l->line_num,
+                     .ndst = (uint8_t)l->ndst, .nsrc = (uint8_t)l->nsrc};
+    if (decode(k, l, &s, e) || store_text(k, l, &s, e))
+        return -1;
+    base_grow(&k->sinst, &k->sinst_cap, k->nsinst + 1, sizeof *k->sinst);
+    base_grow(&k->shash, &k->shash_cap, k->nsinst + 1, sizeof *k->shash);
+    uint32_t idx = (uint32_t)k->nsinst++;
+    k->sinst[idx] = s;
+    k->shash[idx] = h;
+    k->table[slot] = idx + 1;
+    if (2 * k->nsinst > k->table_cap)
+        table_grow(k);
+    return idx;
+}
+
+/* Index of the line's static instruction, adding (and decoding) it when new. */
+static int64_t dict_index(trace_kernel *k, const trace_line *l, base_err *e)
+{
+    if (!k->table)
+        table_grow(k);
+    uint64_t h = line_hash(l);
+    size_t mask = k->table_cap - 1;
+    for (size_t j = h & mask;; j = (j + 1) & mask) {
+        uint32_t t = k->table[j];
+        if (!t)
+            return dict_add(k, l, h, j, e);
+        if (k->shash[t - 1] == h && same(k, &k->sinst[t - 1], l))
+            return t - 1;
+    }
+}
+
+/* ---- thread blocks ---- */
+
+static int add_inst(trace_kernel *k, trace_cta *c, base_err *e)
+{
+    trace_line *l = &k->tl;
+    if (trace_parse_line(&k->fmt, k->line, k->len, l, base_rd_name(k->r), base_rd_lineno(k->r),
+                         e))
+        return -1;
+    int64_t sidx = dict_index(k, l, e);
+    if (sidx < 0)
+        return -1;
+    if (c->ninsts + 1 >= UINT32_MAX || c->naddrs + l->naddr >= UINT32_MAX)
+        return trace_fail(e, "%s:%llu: expected a thread block of fewer than 2^32 instructions "
+                          "and addresses, found more", FILE_LINE(k));
+    base_grow(&c->insts, &c->insts_cap, c->ninsts + 1, sizeof *c->insts);
+    trace_dinst *d = &c->insts[c->ninsts++];
+    d->sidx = (uint32_t)sidx;
+    d->mask = l->mask;
+    d->addr = TRACE_NO_ADDR;
+    if (l->naddr) {
+        base_grow(&c->addrs, &c->addrs_cap, c->naddrs + l->naddr, sizeof *c->addrs);
+        memcpy(c->addrs + c->naddrs, l->addr, l->naddr * sizeof *l->addr);
+        d->addr = (uint32_t)c->naddrs;
+        c->naddrs += l->naddr;
+    }
+    return 0;
+}
+
+/* Whether the line looks like an instruction (first token all hex digits), to tell a short
+ * warp or an extra instruction line from other malformed lines. */
+static int starts_hex(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (s[i] == ' ' || s[i] == '\t'))
+        i++;
+    size_t b = i;
+    while (i < n && s[i] != ' ' && s[i] != '\t') {
+        char ch = s[i++];
+        if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F')))
+            return 0;
+    }
+    return i > b;
+}
+
+static int short_warp(trace_kernel *k, uint64_t w, uint64_t n, uint64_t i, uint64_t at,
+                      int eof, base_err *e)
+{
+    if (eof)
+        return trace_fail(e, "%s:%llu: expected %llu more instruction lines for warp %llu "
+                          "('insts = %llu' at line %llu), found the end of the file",
+                          FILE_LINE(k), (unsigned long long)(n - i), (unsigned long long)w,
+                          (unsigned long long)n, (unsigned long long)at);
+    char q[200];
+    trace_quote(q, sizeof q, k->line, k->len, 48);
+    return trace_fail(e, "%s:%llu: expected instruction line %llu of %llu for warp %llu "
+                      "('insts = %llu' at line %llu), found '%s'", FILE_LINE(k),
+                      (unsigned long long)(i + 1), (unsigned long long)n, (unsigned long long)w,
+                      (unsigned long long)n, (unsigned long long)at, q);
+}
+
+static int read_warp(trace_kernel *k, trace_cta *c, uint64_t w, base_err *e)
+{
+    if (w >= c->nwarps)
+        return trace_fail(e, "%s:%llu: expected a warp index below %u (block of %u threads), "
+                          "found %llu", FILE_LINE(k), c->nwarps, k->h.threads_per_cta,
+                          (unsigned long long)w);
+    if (c->warps[w].seen)
+        return trace_fail(e, "%s:%llu: expected each warp once per thread block, found warp %llu "
+                          "again", FILE_LINE(k), (unsigned long long)w);
+    uint64_t n = 0;
+    int rc = trace_k_line(k, e);
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        return trace_fail(e, "%s:%llu: expected 'insts = <n>' after 'warp = %llu', found the end "
+                          "of the file", FILE_LINE(k), (unsigned long long)w);
+    rc = trace_k_keynum(k, "insts", UINT32_MAX - 1, &n, e);
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        return trace_fail_found(e, base_rd_name(k->r), base_rd_lineno(k->r),
+                                "'insts = <n>' after 'warp = <k>'", k->line, k->len);
+    uint64_t at = base_rd_lineno(k->r);
+    c->warps[w] = (trace_warp){(uint32_t)c->ninsts, 0, 1};
+    c->nwarps_seen++;
+    for (uint64_t i = 0; i < n; i++) {
+        rc = trace_k_line(k, e);
+        if (rc < 0)
+            return -1;
+        if (rc == 0 || !starts_hex(k->line, k->len))
+            return short_warp(k, w, n, i, at, rc == 0, e);
+        if (add_inst(k, c, e))
+            return -1;
+    }
+    c->warps[w].n = (uint32_t)n;
+    return 0;
+}
+
+static void cta_reset(trace_kernel *k, trace_cta *c)
+{
+    c->index = k->ctas;
+    c->line = base_rd_lineno(k->r);
+    c->id[0] = c->id[1] = c->id[2] = 0;
+    c->nwarps = k->h.warps_per_cta;
+    c->nwarps_seen = 0;
+    c->ninsts = c->naddrs = 0;
+    base_grow(&c->warps, &c->warps_cap, c->nwarps, sizeof *c->warps);
+    memset(c->warps, 0, c->nwarps * sizeof *c->warps);
+}
+
+/* "thread block = x,y,z" */
+static int read_cta_id(trace_kernel *k, trace_cta *c, base_err *e)
+{
+    int rc = trace_k_nonblank(k, e);
+    if (rc <= 0)
+        return rc < 0 ? -1
+                      : trace_fail(e, "%s:%llu: expected 'thread block = x,y,z', found the end of "
+                                   "the file", FILE_LINE(k));
+    const char *p = k->line, *end = k->line + k->len;
+    static const char key[] = "thread block";
+    size_t i = sizeof key - 1;
+    if (k->len < i || memcmp(p, key, i) != 0)
+        goto bad;
+    while (i < k->len && p[i] == ' ')
+        i++;
+    if (i == k->len || p[i++] != '=')
+        goto bad;
+    for (int d = 0; d < 3; d++) {
+        while (p + i < end && p[i] == ' ')
+            i++;
+        size_t s = i;
+        while (p + i < end && p[i] >= '0' && p[i] <= '9')
+            i++;
+        uint64_t v;
+        if (base_parse_u64(p + s, i - s, 10, &v) || v > UINT32_MAX)
+            goto bad;
+        c->id[d] = (uint32_t)v;
+        if (d < 2 && (p + i == end || p[i++] != ','))
+            goto bad;
+    }
+    while (p + i < end && (p[i] == ' ' || p[i] == '\t'))
+        i++;
+    if (p + i == end)
+        return 0;
+bad:
+    return trace_fail_found(e, base_rd_name(k->r), base_rd_lineno(k->r),
+                            "'thread block = x,y,z'", k->line, k->len);
+}
+
+static int is_word(const trace_kernel *k, const char *w)
+{
+    size_t n = strlen(w), len = k->len;
+    while (len > n && (k->line[len - 1] == ' ' || k->line[len - 1] == '\t'))
+        len--;
+    return len == n && memcmp(k->line, w, n) == 0;
+}
+
+static int read_warps(trace_kernel *k, trace_cta *c, base_err *e)
+{
+    for (;;) {
+        int rc = trace_k_nonblank(k, e);
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
+            return trace_fail(e, "%s:%llu: expected '#END_TB' closing the thread block of line "
+                              "%llu, found the end of the file", FILE_LINE(k),
+                              (unsigned long long)c->line);
+        if (is_word(k, "#END_TB"))
+            return 0;
+        uint64_t w;
+        rc = trace_k_keynum(k, "warp", UINT32_MAX, &w, e);
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
+            return trace_fail_found(e, base_rd_name(k->r), base_rd_lineno(k->r),
+                                    starts_hex(k->line, k->len)
+                                        ? "'warp = <k>' or '#END_TB' (more lines than 'insts = n'?)"
+                                        : "'warp = <k>' or '#END_TB'",
+                                    k->line, k->len);
+        if (read_warp(k, c, w, e))
+            return -1;
+    }
+}
+
+int trace_next_cta(trace_kernel *k, trace_cta *c, base_err *e)
+{
+    if (k->done)
+        return 0;
+    int rc = trace_k_nonblank(k, e);
+    if (rc <= 0) {
+        k->done = rc == 0;
+        return rc;
+    }
+    if (!is_word(k, "#BEGIN_TB"))
+        return trace_fail_found(e, base_rd_name(k->r), base_rd_lineno(k->r), "'#BEGIN_TB'",
+                                k->line, k->len);
+    if (k->ctas >= k->h.ctas_in_grid)
+        return trace_fail(e, "%s:%llu: expected at most %llu thread blocks (the grid), found "
+                          "another", FILE_LINE(k), (unsigned long long)k->h.ctas_in_grid);
+    cta_reset(k, c);
+    if (read_cta_id(k, c, e) || read_warps(k, c, e)) {
+        k->done = 1;  /* no resynchronising after malformed input */
+        return -1;
+    }
+    k->ctas++;
+    return 1;
+}
+
+void trace_cta_free(trace_cta *c)
+{
+    free(c->warps);
+    free(c->insts);
+    free(c->addrs);
+    memset(c, 0, sizeof *c);
+}

@@ -1,0 +1,37 @@
+/* The kernel reader's state, shared by trace_kernel.c (header) and trace_cta.c (body). */
+#ifndef LOCKSTEP_TRACE_KINT_H
+#define LOCKSTEP_TRACE_KINT_H
+
+#include "trace.h"
+
+struct trace_kernel {
+    base_rd *r;
+    trace_header h;
+    trace_fmt fmt;
+    char *line;          /* current line (owned by r) */
+    size_t len;
+    int pending;         /* 1: the current line was pushed back */
+    int done;
+    uint64_t ctas;       /* CTAs read so far */
+    trace_line tl;       /* scratch for the line parser */
+    /* static instruction dictionary */
+    trace_sinst *sinst;
+    uint64_t *shash;     /* hash of each entry, for growing the table */
+    size_t nsinst, sinst_cap, shash_cap;
+    uint32_t *table;     /* open addressing: sidx + 1, 0 = empty */
+    size_t table_cap;    /* power of two */
+    char *str;           /* opcode texts, NUL-terminated */
+    size_t str_len, str_cap;
+    uint16_t *regs;
+    size_t nregs, regs_cap;
+};
+
+/* 1: a line in k->line; 0: end of file; -1: error. Honours k->pending. */
+int trace_k_line(trace_kernel *k, base_err *e);
+/* As trace_k_line, skipping lines that are empty or blank. */
+int trace_k_nonblank(trace_kernel *k, base_err *e);
+/* Matches "KEY = <decimal>" (blanks optional around '='): 1 and *v set; 0 when the line does
+ * not start with KEY; -1 (error set) when it does but the value is not a number <= max. */
+int trace_k_keynum(trace_kernel *k, const char *key, uint64_t max, uint64_t *v, base_err *e);
+
+#endif

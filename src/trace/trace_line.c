@@ -1,0 +1,425 @@
+/* Instruction-line parser (A.5, A.6) and opcode facts (A.7, A.8). This is the hot path of
+ * every trace read: no allocation once trace_line.regs has grown, one pass over the text. */
+#include "trace.h"
+#include "trace_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const char *p, *end;
+    const char *file;
+    uint64_t lineno;
+    base_err *e;
+} cursor;
+
+static int is_blank(char c) { return c == ' ' || c == '\t'; }
+
+/* Next blank-separated token; 0 at end of line. */
+static int tok(cursor *c, const char **s, size_t *n)
+{
+    while (c->p < c->end && is_blank(*c->p))
+        c->p++;
+    if (c->p == c->end)
+        return 0;
+    *s = c->p;
+    while (c->p < c->end && !is_blank(*c->p))
+        c->p++;
+    *n = (size_t)(c->p - *s);
+    return 1;
+}
+
+static int expected(cursor *c, const char *what, const char *s, size_t n)
+{
+    return trace_fail_found(c->e, c->file, c->lineno, what, s, n);
+}
+
+static int hex_digit(char ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    if (ch >= 'a' && ch <= 'f')
+        return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F')
+        return ch - 'A' + 10;
+    return -1;
+}
+
+/* Hex with optional 0x, any width (leading zeros allowed), no overflow. */
+static int parse_hex(const char *s, size_t n, uint64_t *out)
+{
+    if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        s += 2;
+        n -= 2;
+    }
+    if (n == 0)
+        return -1;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        int d = hex_digit(s[i]);
+        if (d < 0 || v > (UINT64_MAX >> 4))
+            return -1;
+        v = (v << 4) | (uint64_t)d;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_dec(const char *s, size_t n, uint64_t *out)
+{
+    if (n == 0)
+        return -1;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (d > 9 || v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_sdec(const char *s, size_t n, int64_t *out)
+{
+    int neg = n > 0 && s[0] == '-';
+    uint64_t u;
+    if (parse_dec(s + neg, n - (size_t)neg, &u))
+        return -1;
+    if (u > (uint64_t)INT64_MAX + (uint64_t)neg)
+        return -1;
+    *out = neg ? (int64_t)(0 - u) : (int64_t)u;
+    return 0;
+}
+
+static int get_hex(cursor *c, const char *what, uint64_t max, uint64_t *out)
+{
+    const char *s = NULL;
+    size_t n = 0;
+    if (!tok(c, &s, &n) || parse_hex(s, n, out) || *out > max)
+        return expected(c, what, s, n);
+    return 0;
+}
+
+static int get_dec(cursor *c, const char *what, uint64_t max, uint64_t *out)
+{
+    const char *s = NULL;
+    size_t n = 0;
+    if (!tok(c, &s, &n) || parse_dec(s, n, out) || *out > max)
+        return expected(c, what, s, n);
+    return 0;
+}
+
+static int get_sdec(cursor *c, const char *what, int64_t lo, int64_t hi, int64_t *out)
+{
+    const char *s = NULL;
+    size_t n = 0;
+    if (!tok(c, &s, &n) || parse_sdec(s, n, out) || *out < lo || *out > hi)
+        return expected(c, what, s, n);
+    return 0;
+}
+
+/* "R<n>", n = 0..255. */
+static int get_reg(cursor *c, uint16_t *out)
+{
+    const char *s = NULL;
+    size_t n = 0;
+    uint64_t v;
+    if (!tok(c, &s, &n) || n < 2 || s[0] != 'R' || parse_dec(s + 1, n - 1, &v) || v > 255)
+        return expected(c, "a register R0..R255", s, n);
+    *out = (uint16_t)v;
+    return 0;
+}
+
+static int get_regs(cursor *c, trace_line *l, unsigned at, unsigned count)
+{
+    base_grow(&l->regs, &l->regs_cap, (size_t)at + count, sizeof *l->regs);
+    for (unsigned i = 0; i < count; i++)
+        if (get_reg(c, &l->regs[at + i]))
+            return -1;
+    return 0;
+}
+
+static int valid_opcode(const char *s, size_t n)
+{
+    if (n == 0 || !((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')))
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        char ch = s[i];
+        if (!((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+              ch == '_' || ch == '.'))
+            return 0;
+    }
+    return 1;
+}
+
+static int get_prefix(cursor *c, const trace_fmt *fmt, trace_line *l)
+{
+    uint64_t v;
+    if (fmt->tracer_version < 3) {
+        static const char *const what[4] = {"a CTA x index (tracer version < 3 prefix)",
+                                            "a CTA y index", "a CTA z index",
+                                            "a warp index"};
+        for (int i = 0; i < 4; i++) {
+            if (get_dec(c, what[i], UINT32_MAX, &v))
+                return -1;
+            l->prefix[i] = (uint32_t)v;
+        }
+    }
+    if (fmt->lineinfo && get_dec(c, "a source line number (lineinfo)", UINT64_MAX, &l->line_num))
+        return -1;
+    return 0;
+}
+
+static int get_mode1(cursor *c, trace_line *l)
+{
+    uint64_t base;
+    int64_t stride;
+    if (get_hex(c, "a hex base address (mode 1)", UINT64_MAX, &base) ||
+        get_sdec(c, "a 32-bit stride (mode 1)", INT32_MIN, INT32_MAX, &stride))
+        return -1;
+    uint32_t m = l->mask;
+    if (m == 0)
+        return 0;  /* "1 0x0 0": no access */
+    uint32_t run = m >> __builtin_ctz(m);
+    if (run & (run + 1))
+        return trace_fail(c->e, "%s:%llu: expected one contiguous run of active lanes for "
+                          "address mode 1, found mask %08x", c->file,
+                          (unsigned long long)c->lineno, m);
+    unsigned p = (unsigned)__builtin_popcount(m);
+    for (unsigned i = 0; i < p; i++)
+        l->addr[i] = base + (uint64_t)stride * i;  /* wraps like the tracer's arithmetic */
+    l->naddr = p;
+    return 0;
+}
+
+static int get_addrs(cursor *c, trace_line *l)
+{
+    uint64_t mode;
+    if (get_dec(c, "an address mode 0, 1 or 2", 2, &mode))
+        return -1;
+    l->addr_mode = (int)mode;
+    unsigned p = (unsigned)__builtin_popcount(l->mask);
+    if (mode == 1)
+        return get_mode1(c, l);
+    if (mode == 0) {
+        for (unsigned i = 0; i < p; i++)
+            if (get_hex(c, "a hex address (mode 0, one per active lane)", UINT64_MAX, &l->addr[i]))
+                return -1;
+        l->naddr = p;
+        return 0;
+    }
+    if (p == 0)
+        return trace_fail(c->e, "%s:%llu: expected an active lane for address mode 2, found "
+                          "mask 00000000", c->file, (unsigned long long)c->lineno);
+    if (get_hex(c, "a hex base address (mode 2)", UINT64_MAX, &l->addr[0]))
+        return -1;
+    for (unsigned i = 1; i < p; i++) {
+        int64_t d;
+        if (get_sdec(c, "an address delta (mode 2, popcount-1 of them)", INT64_MIN, INT64_MAX,
+                     &d))
+            return -1;
+        l->addr[i] = l->addr[i - 1] + (uint64_t)d;
+    }
+    l->naddr = p;
+    return 0;
+}
+
+static int get_imm(cursor *c, trace_line *l)
+{
+    const char *s = NULL;
+    size_t n = 0;
+    uint64_t u;
+    if (!tok(c, &s, &n))
+        return expected(c, "an immediate (tracer version >= 5)", s, n);
+    if (parse_sdec(s, n, &l->imm) == 0)
+        return 0;
+    if (parse_dec(s, n, &u) == 0) {  /* above INT64_MAX: keep the bits */
+        l->imm = (int64_t)u;
+        return 0;
+    }
+    return expected(c, "a decimal immediate", s, n);
+}
+
+static int get_body(cursor *c, trace_line *l)
+{
+    uint64_t v;
+    const char *s = NULL;
+    size_t n = 0;
+    if (get_hex(c, "a hex PC", UINT64_MAX, &l->pc) ||
+        get_hex(c, "a hex active mask (at most 8 digits of value)", UINT32_MAX, &v))
+        return -1;
+    l->mask = (uint32_t)v;
+    if (get_dec(c, "a destination count", TRACE_MAX_REGS, &v))
+        return -1;
+    l->ndst = (unsigned)v;
+    if (get_regs(c, l, 0, l->ndst))
+        return -1;
+    if (!tok(c, &s, &n) || !valid_opcode(s, n))
+        return expected(c, "an opcode", s, n);
+    l->opcode = s;
+    l->opcode_len = n;
+    if (get_dec(c, "a source count", TRACE_MAX_REGS, &v))
+        return -1;
+    l->nsrc = (unsigned)v;
+    if (get_regs(c, l, l->ndst, l->nsrc))
+        return -1;
+    if (get_dec(c, "a memory width", UINT32_MAX, &v))
+        return -1;
+    l->mem_width = (uint32_t)v;
+    return 0;
+}
+
+int trace_parse_line(const trace_fmt *fmt, const char *s, size_t len, trace_line *l,
+                     const char *file, uint64_t lineno, base_err *e)
+{
+    cursor c = {s, s + len, file, lineno, e};
+    l->line_num = 0;
+    l->imm = 0;
+    l->naddr = 0;
+    l->addr_mode = -1;
+    if (get_prefix(&c, fmt, l) || get_body(&c, l))
+        return -1;
+    if (l->mem_width > 0 && get_addrs(&c, l))
+        return -1;
+    if (fmt->tracer_version >= 5 && get_imm(&c, l))
+        return -1;
+    const char *t = NULL;
+    size_t n = 0;
+    if (tok(&c, &t, &n))
+        return expected(&c, "the end of the line", t, n);
+    return 0;
+}
+
+void trace_line_free(trace_line *l)
+{
+    free(l->regs);
+    l->regs = NULL;
+    l->regs_cap = 0;
+}
+
+/* ---- opcode facts ---- */
+
+static size_t first_token_len(const char *op, size_t len)
+{
+    const char *dot = memchr(op, '.', len);
+    return dot ? (size_t)(dot - op) : len;
+}
+
+static int tok_is(const char *s, size_t n, const char *z)
+{
+    return strlen(z) == n && memcmp(s, z, n) == 0;
+}
+
+/* Calls fn on each non-empty '.'-separated token until it returns nonzero. */
+static int each_token(const char *op, size_t len, int (*fn)(const char *, size_t, void *),
+                      void *arg)
+{
+    size_t i = 0;
+    while (i < len) {
+        size_t j = i;
+        while (j < len && op[j] != '.')
+            j++;
+        if (j > i && fn(op + i, j - i, arg))
+            return 1;
+        i = j + 1;
+    }
+    return 0;
+}
+
+/* A.7: the first token made only of digits, or 'U' + digits, decides (bits / 8). */
+static int width_token(const char *s, size_t n, void *arg)
+{
+    size_t skip = s[0] == 'U' ? 1 : 0;
+    if (n == skip)
+        return 0;
+    for (size_t i = skip; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    uint64_t v;
+    unsigned *w = arg;
+    int ok = n - skip <= 9 && parse_dec(s + skip, n - skip, &v) == 0 && v / 8 <= 65535;
+    *w = ok ? (unsigned)(v / 8) : 0;
+    return 1;
+}
+
+unsigned trace_opcode_width(const char *op, size_t len)
+{
+    if (tok_is(op, first_token_len(op, len), "LDC"))
+        return 4;
+    unsigned w = 4;
+    each_token(op, len, width_token, &w);
+    return w;
+}
+
+typedef struct {
+    const char *name;
+    unsigned char space, kind;
+} space_row;
+
+static const space_row space_rows[] = {
+    {"ATOM", TRACE_SPACE_GLOBAL, TRACE_KIND_ATOMIC},  {"ATOMG", TRACE_SPACE_GLOBAL, TRACE_KIND_ATOMIC},
+    {"ATOMS", TRACE_SPACE_SHARED, TRACE_KIND_ATOMIC}, {"LD", TRACE_SPACE_GENERIC, TRACE_KIND_LOAD},
+    {"LDC", TRACE_SPACE_CONST, TRACE_KIND_LOAD},      {"LDG", TRACE_SPACE_GLOBAL, TRACE_KIND_LOAD},
+    {"LDGSTS", TRACE_SPACE_GLOBAL, TRACE_KIND_LOAD},  {"LDL", TRACE_SPACE_LOCAL, TRACE_KIND_LOAD},
+    {"LDS", TRACE_SPACE_SHARED, TRACE_KIND_LOAD},     {"LDSM", TRACE_SPACE_SHARED, TRACE_KIND_LOAD},
+    {"RED", TRACE_SPACE_GLOBAL, TRACE_KIND_ATOMIC},   {"REDG", TRACE_SPACE_GLOBAL, TRACE_KIND_ATOMIC},
+    {"ST", TRACE_SPACE_GENERIC, TRACE_KIND_STORE},    {"STG", TRACE_SPACE_GLOBAL, TRACE_KIND_STORE},
+    {"STL", TRACE_SPACE_LOCAL, TRACE_KIND_STORE},     {"STS", TRACE_SPACE_SHARED, TRACE_KIND_STORE},
+    {"STSM", TRACE_SPACE_SHARED, TRACE_KIND_STORE},
+};
+
+static int strong_gpu(const char *s, size_t n, void *arg)
+{
+    int *f = arg;
+    if (tok_is(s, n, "STRONG"))
+        *f |= 1;
+    if (tok_is(s, n, "GPU"))
+        *f |= 2;
+    return 0;
+}
+
+void trace_opcode_space(const char *op, size_t len, trace_space *space, trace_kind *kind,
+                        int *bypass_l1)
+{
+    size_t n = first_token_len(op, len);
+    *space = TRACE_SPACE_NONE;
+    *kind = TRACE_KIND_NONE;
+    *bypass_l1 = 0;
+    for (size_t i = 0; i < BASE_ARRAY_LEN(space_rows); i++) {
+        if (tok_is(op, n, space_rows[i].name)) {
+            *space = (trace_space)space_rows[i].space;
+            *kind = (trace_kind)space_rows[i].kind;
+            break;
+        }
+    }
+    if (*space == TRACE_SPACE_GLOBAL) {
+        int f = 0;
+        each_token(op, len, strong_gpu, &f);
+        *bypass_l1 = f == 3;
+    }
+}
+
+trace_space trace_generic_space(uint64_t shmem_base, uint64_t local_base, uint64_t addr)
+{
+    if (shmem_base == 0 || local_base == 0)
+        return TRACE_SPACE_SHARED;
+    if (addr >= shmem_base && addr < local_base)
+        return TRACE_SPACE_SHARED;
+    if (addr >= local_base && addr - local_base < 16384)
+        return TRACE_SPACE_LOCAL;
+    return TRACE_SPACE_GLOBAL;
+}
+
+const char *trace_space_name(trace_space s)
+{
+    static const char *const names[TRACE_NSPACE] = {"none", "global", "local", "shared",
+                                                    "const", "generic"};
+    return (unsigned)s < TRACE_NSPACE ? names[s] : "?";
+}
+
+const char *trace_kind_name(trace_kind k)
+{
+    static const char *const names[TRACE_NKIND] = {"none", "load", "store", "atomic"};
+    return (unsigned)k < TRACE_NKIND ? names[k] : "?";
+}

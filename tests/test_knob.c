@@ -1,0 +1,199 @@
+/* knob core: defaults, set/range/enum errors, params syntax, presets, cross-knob rules. */
+#include "test.h"
+
+#include "knob/knob.h"
+#include "knob/preset.h"
+
+TEST(knob_defaults_validate)
+{
+    knob_cfg c;
+    knob_init(&c);
+    base_err e = {0};
+    CHECK_EQ(knob_validate(&c, &e), 0);
+    if (e.code)
+        test_fail_at(__FILE__, __LINE__, "%s", e.msg);
+    CHECK_STR(c.origin[KNOB_ID_n_clusters], "default");
+    knob_free(&c);
+}
+
+TEST(knob_set_errors_name_knob_place_and_range)
+{
+    knob_cfg c;
+    knob_init(&c);
+    base_err e = {0};
+    CHECK_EQ(knob_set(&c, "n_clusters", "0", "my.cfg:7", &e), -1);
+    CHECK_HAS(e.msg, "my.cfg:7");
+    CHECK_HAS(e.msg, "n_clusters");
+    CHECK_HAS(e.msg, "[1, 4096]");
+    CHECK_EQ(c.v.n_clusters, 46); /* a rejected value leaves the old one */
+    base_err_clear(&e);
+    CHECK_EQ(knob_set(&c, "warp_scheduler", "fifo", "my.cfg:8", &e), -1);
+    CHECK_HAS(e.msg, "my.cfg:8");
+    CHECK_HAS(e.msg, "lrr|gto|two_level");
+    base_err_clear(&e);
+    CHECK_EQ(knob_set(&c, "clock_core_mhz", "abc", "--clock_core_mhz", &e), -1);
+    CHECK_HAS(e.msg, "a number in");
+    base_err_clear(&e);
+    CHECK_EQ(knob_set(&c, "n_cluster", "4", "x.cfg:1", &e), -1);
+    CHECK_HAS(e.msg, "unknown knob 'n_cluster'");
+    CHECK_HAS(e.msg, "n_clusters");
+    base_err_clear(&e);
+    CHECK_EQ(knob_set(&c, "smem_carveouts_kb", "0,8,", "x.cfg:2", &e), -1);
+    CHECK_HAS(e.msg, "smem_carveouts_kb");
+    base_err_clear(&e);
+    CHECK_EQ(knob_set(&c, "gmem_skip_l1d", "2", "x.cfg:3", &e), -1);
+    CHECK_HAS(e.msg, "0 or 1");
+    knob_free(&c);
+}
+
+TEST(knob_params_syntax)
+{
+    knob_cfg c;
+    knob_init(&c);
+    base_err e = {0};
+    const char *text = "# comment\n"
+                       "  n_clusters = 12   # trailing comment\n"
+                       "gpu_name = \"My # GPU\"\n"
+                       "\n"
+                       "smem_carveouts_kb = 0, 16 ,32\n"
+                       "clock_core_mhz=1500.5\n";
+    CHECK_EQ(knob_load_params_text(&c, "p.cfg", text, &e), 0);
+    CHECK_EQ(c.v.n_clusters, 12);
+    CHECK_STR(c.v.gpu_name, "My # GPU");
+    CHECK_EQ(c.v.smem_carveouts_kb.n, 3);
+    CHECK_EQ(c.v.smem_carveouts_kb.v[2], 32);
+    CHECK(c.v.clock_core_mhz == 1500.5);
+    CHECK_STR(c.origin[KNOB_ID_n_clusters], "p.cfg:2");
+    base_err_clear(&e);
+    CHECK_EQ(knob_load_params_text(&c, "q.cfg", "n_clusters 12\n", &e), -1);
+    CHECK_HAS(e.msg, "q.cfg:1");
+    CHECK_HAS(e.msg, "expected 'name = value'");
+    base_err_clear(&e);
+    CHECK_EQ(knob_load_params_text(&c, "q.cfg", "\ngpu_name = \"abc\n", &e), -1);
+    CHECK_HAS(e.msg, "q.cfg:2");
+    CHECK_HAS(e.msg, "unterminated quote");
+    base_err_clear(&e);
+    CHECK_EQ(knob_load_params_text(&c, "q.cfg", "preset = nosuch\n", &e), -1);
+    CHECK_HAS(e.msg, "unknown preset 'nosuch'");
+    CHECK_HAS(e.msg, "rtx3070");
+    knob_free(&c);
+}
+
+TEST(knob_later_source_wins)
+{
+    knob_cfg c;
+    knob_init(&c);
+    base_err e = {0};
+    /* a preset include first, then a line that overrides it */
+    CHECK_EQ(knob_load_params_text(&c, "a.cfg", "preset = qv100\nn_clusters = 7\n", &e), 0);
+    CHECK_EQ(c.v.n_clusters, 7);
+    CHECK_EQ(c.v.n_mem, 32); /* from the preset */
+    CHECK_HAS(c.origin[KNOB_ID_n_mem], "configs/qv100.cfg:");
+    CHECK_EQ(knob_load_params_text(&c, "b.cfg", "n_mem = 12\n", &e), 0);
+    CHECK_EQ(c.v.n_mem, 12);
+    CHECK_STR(c.origin[KNOB_ID_n_mem], "b.cfg:1");
+    CHECK_EQ(knob_set(&c, "n_mem", "16", "--n_mem", &e), 0);
+    CHECK_STR(c.origin[KNOB_ID_n_mem], "--n_mem");
+    knob_free(&c);
+}
+
+TEST(knob_every_preset_loads_and_validates)
+{
+    CHECK(knob_npresets >= 8);
+    for (int i = 0; i < knob_npresets; i++) {
+        knob_cfg c;
+        knob_init(&c);
+        base_err e = {0};
+        if (knob_load_preset(&c, knob_presets[i].name, &e))
+            test_fail_at(__FILE__, __LINE__, "preset %s: %s", knob_presets[i].name, e.msg);
+        else if (knob_validate(&c, &e))
+            test_fail_at(__FILE__, __LINE__, "preset %s: %s", knob_presets[i].name, e.msg);
+        /* cuda occupancy data: sm_80+ reserve 1 KB per CTA, older GPUs nothing */
+        if (c.v.compute_capability >= 80)
+            CHECK_EQ(c.v.occ_smem_reserved_per_cta, 1024);
+        else
+            CHECK_EQ(c.v.occ_smem_reserved_per_cta, 0);
+        knob_free(&c);
+    }
+}
+
+TEST(knob_preset_spot_values)
+{
+    static const struct {
+        const char *preset, *knob, *value;
+    } v[] = {
+        {"qv100", "n_clusters", "80"},      {"qv100", "compute_capability", "70"},
+        {"titanx", "n_clusters", "28"},     {"titanx", "partition_indexing", "random"},
+        {"titanx", "compute_capability", "61"}, {"gtx480", "n_clusters", "15"},
+        {"gtx480", "compute_capability", "20"}, {"a100", "n_clusters", "108"},
+        {"a100", "compute_capability", "80"},   {"h100", "n_clusters", "132"},
+        {"h100", "compute_capability", "90"},   {"p100", "n_clusters", "56"},
+        {"p100", "compute_capability", "60"},   {"rtx3080ti", "n_clusters", "80"},
+        {"rtx3080ti", "compute_capability", "86"}, {"rtx3070", "n_clusters", "46"},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        knob_cfg c;
+        knob_init(&c);
+        base_err e = {0};
+        CHECK_EQ(knob_load_preset(&c, v[i].preset, &e), 0);
+        char buf[256];
+        knob_format(&c, knob_find(v[i].knob), buf, sizeof buf);
+        if (strcmp(buf, v[i].value) != 0)
+            test_fail_at(__FILE__, __LINE__, "preset %s: %s = %s, expected %s", v[i].preset,
+                         v[i].knob, buf, v[i].value);
+        knob_free(&c);
+    }
+}
+
+TEST(knob_validate_rules)
+{
+    static const struct {
+        const char *knob, *value, *want;
+    } cases[] = {
+        {"l1d_line", "64", "sectored cache needs 128-byte lines"},
+        {"l2_sets", "128", "ipoly set index needs 16, 32 or 64 sets"},
+        {"dram_banks", "15", "multiple of n_sub_partitions"},
+        {"max_threads_per_sm", "1000", "multiple of warp_size"},
+        {"smem_per_cta", "200000", "exceeds smem_per_sm"},
+        {"partition_indexing", "pae", "pae hashing is not supported"},
+        {"oc_units", "0", "generic operand collectors"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        knob_cfg c;
+        knob_init(&c);
+        base_err e = {0};
+        CHECK_EQ(knob_set(&c, cases[i].knob, cases[i].value, "r.cfg:3", &e), 0);
+        CHECK_EQ(knob_validate(&c, &e), -1);
+        CHECK_HAS(e.msg, cases[i].want);
+        CHECK_HAS(e.msg, "r.cfg:3");
+        knob_free(&c);
+    }
+    /* lazy fetch-on-read with a streaming L1 is rejected like GPGPU-Sim does */
+    knob_cfg c;
+    knob_init(&c);
+    base_err e = {0};
+    CHECK_EQ(knob_set(&c, "l1d_alloc", "streaming", "s.cfg:1", &e), 0);
+    CHECK_EQ(knob_validate(&c, &e), -1);
+    CHECK_HAS(e.msg, "need allocate-on-miss");
+    knob_free(&c);
+}
+
+TEST(knob_echo_and_write_params)
+{
+    knob_cfg c;
+    knob_init(&c);
+    base_err e = {0};
+    CHECK_EQ(knob_set(&c, "gpu_name", "A # B", "x.cfg:1", &e), 0);
+    const char *p = test_write_file("echo.cfg", "", 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s", p);
+    FILE *f = fopen(path, "w");
+    knob_write_params(f, &c, 1);
+    fclose(f);
+    knob_cfg d;
+    knob_init(&d);
+    CHECK_EQ(knob_load_file(&d, path, &e), 0);
+    CHECK_STR(d.v.gpu_name, "A # B");
+    knob_free(&d);
+    knob_free(&c);
+}

@@ -1,0 +1,290 @@
+/* trace: the instruction-line parser (A.5, A.6), opcode facts (A.7, A.8), kernelslist.g (A.2). */
+#include "test.h"
+
+#include "trace/trace.h"
+
+#include <stdlib.h>
+
+static const trace_fmt V3 = {3, 0}, V4L = {4, 1}, V5 = {5, 0}, V0 = {0, 0};
+
+static int parse(const trace_fmt *f, const char *s, trace_line *l, base_err *e)
+{
+    base_err_clear(e);
+    return trace_parse_line(f, s, strlen(s), l, "k.traceg", 12, e);
+}
+
+/* Expects a parse error whose message starts with the location and contains `what`. */
+static void bad(const trace_fmt *f, const char *s, const char *what, int line)
+{
+    trace_line l = {0};
+    base_err e = {0};
+    if (parse(f, s, &l, &e) == 0)
+        test_fail_at(__FILE__, line, "accepted '%s'", s);
+    else if (strncmp(e.msg, "k.traceg:12: ", 13) != 0 || !strstr(e.msg, what))
+        test_fail_at(__FILE__, line, "'%s': message \"%s\" lacks \"%s\"", s, e.msg, what);
+    CHECK_EQ(e.code, BASE_EXIT_INPUT);
+    trace_line_free(&l);
+}
+#define BAD(f, s, what) bad(f, s, what, __LINE__)
+
+TEST(trace_line_v5_mode1)
+{
+    trace_line l = {0};
+    base_err e = {0};
+    CHECK_EQ(parse(&V5, "00a0 ffffffff 1 R4 LDG.E 1 R4 4 1 0x7fb0fc430e00 4 0 ", &l, &e), 0);
+    CHECK(l.pc == 0xa0);
+    CHECK(l.mask == 0xffffffffu);
+    CHECK_EQ(l.ndst, 1);
+    CHECK_EQ(l.regs[0], 4);
+    CHECK_EQ(l.nsrc, 1);
+    CHECK_EQ(l.regs[1], 4);
+    CHECK(l.opcode_len == 5 && memcmp(l.opcode, "LDG.E", 5) == 0);
+    CHECK_EQ(l.mem_width, 4);
+    CHECK_EQ(l.addr_mode, 1);
+    CHECK_EQ(l.naddr, 32);
+    CHECK(l.addr[0] == 0x7fb0fc430e00ull);
+    CHECK(l.addr[31] == 0x7fb0fc430e00ull + 31 * 4);
+    CHECK_EQ(l.imm, 0);
+    CHECK_EQ(parse(&V5, "0060 ffffffff 1 R0 MOV 0 0 1073742663", &l, &e), 0);
+    CHECK_EQ(l.imm, 1073742663);
+    CHECK_EQ(l.addr_mode, -1);
+    CHECK_EQ(parse(&V5, "0060 ffffffff 1 R0 MOV 0 0 -5 \t ", &l, &e), 0);
+    CHECK_EQ(l.imm, -5);
+    /* predicated off, stride 0, negative stride, partial contiguous run */
+    CHECK_EQ(parse(&V5, "0050 00000000 0 EXIT 0 0 0 ", &l, &e), 0);
+    CHECK_EQ(l.mask, 0);
+    CHECK_EQ(parse(&V5, "0278 ffffffff 1 R12 LDS.U.128 1 R2 16 1 0x0 0 0", &l, &e), 0);
+    CHECK(l.naddr == 32 && l.addr[31] == 0);
+    CHECK_EQ(parse(&V5, "0278 0000fff0 1 R12 LDS 1 R2 4 1 0x100 -4 0", &l, &e), 0);
+    CHECK(l.naddr == 12 && l.addr[0] == 0x100 && l.addr[11] == 0x100 - 44);
+    trace_line_free(&l);
+}
+
+TEST(trace_line_every_tracer_version)
+{
+    trace_line l = {0};
+    base_err e = {0};
+    /* v3: no immediate */
+    CHECK_EQ(parse(&V3, "0098 ffffffff 1 R4 LDG.E.64 1 R4 8 1 0x7f32c5500000 8", &l, &e), 0);
+    CHECK(l.addr[1] == 0x7f32c5500008ull);
+    CHECK_EQ(parse(&V3, "0058 00000000 0 EXIT 0 0 ", &l, &e), 0);
+    BAD(&V3, "0058 00000000 0 EXIT 0 0 7", "expected the end of the line, found '7'");
+    /* v4 with lineinfo */
+    CHECK_EQ(parse(&V4L, "17 0248 ffffffff 0 STS 2 R0 R25 4 1 0x0 4", &l, &e), 0);
+    CHECK(l.line_num == 17 && l.pc == 0x248 && l.nsrc == 2 && l.regs[1] == 25);
+    BAD(&V4L, "0248 ffffffff 0 STS 2 R0 R25 4 1 0x0 4", "expected a destination count, found 'STS'");
+    /* pre-3: CTA and warp prefix, zero-padded base */
+    CHECK_EQ(parse(&V0, "1 2 3 4 0290 ffff0000 1 R8 LDG.E.SYS 1 R2 4 1 0x00007fe033702880 4",
+                   &l, &e), 0);
+    CHECK(l.prefix[0] == 1 && l.prefix[3] == 4 && l.mask == 0xffff0000u);
+    CHECK(l.naddr == 16 && l.addr[0] == 0x7fe033702880ull && l.addr[15] == 0x7fe033702880ull + 60);
+    BAD(&V0, "0290 ffff0000 1 R8 LDG.E.SYS 1 R2 4 1 0x0 4", "expected");
+    /* v5 requires the immediate */
+    BAD(&V5, "0050 00000000 0 EXIT 0 0", "expected an immediate");
+    /* any number of registers */
+    CHECK_EQ(parse(&V5, "0010 ffffffff 1 R2 IMAD 6 R1 R2 R3 R4 R5 R255 0 0", &l, &e), 0);
+    CHECK(l.nsrc == 6 && l.regs[6] == 255);
+    trace_line_free(&l);
+}
+
+TEST(trace_line_address_modes_0_and_2)
+{
+    trace_line l = {0};
+    base_err e = {0};
+    CHECK_EQ(parse(&V5, "0010 00000005 1 R2 LDG.E 1 R4 4 0 0x0000000000001000 0x2000 0", &l, &e), 0);
+    CHECK(l.addr_mode == 0 && l.naddr == 2 && l.addr[0] == 0x1000 && l.addr[1] == 0x2000);
+    /* A.6's constructed example: lanes 1, 2, 4 at 0x1000, 0x1004, 0x0ff0; then immediate 7 */
+    CHECK_EQ(parse(&V5, "0010 00000016 1 R2 LDG.E 1 R4 4 2 0x1000 4 -20 7", &l, &e), 0);
+    CHECK(l.addr_mode == 2 && l.naddr == 3);
+    CHECK(l.addr[0] == 0x1000 && l.addr[1] == 0x1004 && l.addr[2] == 0x0ff0);
+    CHECK_EQ(l.imm, 7);
+    CHECK_EQ(parse(&V5, "0010 00000010 1 R2 LDG.E 1 R4 4 2 0x1000 9", &l, &e), 0);
+    CHECK(l.naddr == 1 && l.addr[0] == 0x1000 && l.imm == 9);
+    CHECK_EQ(parse(&V3, "0010 00000003 1 R2 LDG.E 1 R4 4 2 0x10 -16", &l, &e), 0);
+    CHECK(l.addr[1] == 0);
+    /* mode 1 with mask 0: no access */
+    CHECK_EQ(parse(&V3, "0010 00000000 1 R7 LDG.E 1 R4 4 1 0x0 0", &l, &e), 0);
+    CHECK(l.addr_mode == 1 && l.naddr == 0);
+    trace_line_free(&l);
+}
+
+TEST(trace_line_rejects_malformed_input)
+{
+    BAD(&V5, "0010 00000005 1 R2 LDG.E 1 R4 4 1 0x1000 4 0", "contiguous run");
+    BAD(&V3, "0010 00000016 1 R2 LDG.E 1 R4 4 2 0x1000 4", "expected an address delta");
+    BAD(&V3, "0010 00000016 1 R2 LDG.E 1 R4 4 2 0x1000 4 -20 7", "expected the end of the line");
+    BAD(&V5, "0010 00000000 1 R2 LDG.E 1 R4 4 2 0x1000 0", "active lane for address mode 2");
+    BAD(&V3, "0010 00000005 1 R2 LDG.E 1 R4 4 0 0x1000", "expected a hex address");
+    BAD(&V3, "0010 00000001 1 R2 LDG.E 1 R4 4 0 0x1000 0x2000", "expected the end of the line");
+    BAD(&V5, "0010 00000001 1 R2 LDG.E 1 R4 4 3 0x1000 0", "address mode 0, 1 or 2, found '3'");
+    BAD(&V5, "0010 ffffffzz 0 EXIT 0 0 0", "expected a hex active mask (at most 8 digits of value), "
+        "found 'ffffffzz'");
+    BAD(&V5, "0010 1ffffffff 0 EXIT 0 0 0", "hex active mask");
+    BAD(&V5, "0x 00000000 0 EXIT 0 0 0", "expected a hex PC");
+    BAD(&V5, "10000000000000000 00000000 0 EXIT 0 0 0", "expected a hex PC");
+    BAD(&V5, "0010 ffffffff 1 R256 MOV 0 0 0", "register R0..R255, found 'R256'");
+    BAD(&V5, "0010 ffffffff 1 UR4 MOV 0 0 0", "register");
+    BAD(&V5, "0010 ffffffff 1 R4 MOV 2 R1 0 0", "expected a register");
+    BAD(&V5, "0010 ffffffff 1 R4 MOV 256 R1 0 0", "source count");
+    BAD(&V5, "0010 ffffffff 1 R4 4MOV 0 0 0", "expected an opcode, found '4MOV'");
+    BAD(&V5, "0010 ffffffff 1 R4 MO-V 0 0 0", "expected an opcode");
+    BAD(&V5, "0010 ffffffff 1 R4 LDG.E 1 R4 4 1 0x100 2147483648 0", "32-bit stride");
+    BAD(&V5, "0010 ffffffff 1 R4 LDG.E 1 R4 4 1 0x100 -2147483649 0", "32-bit stride");
+    BAD(&V5, "0010 00000003 1 R4 LDG.E 1 R4 4 2 0x100 9223372036854775808 0", "address delta");
+    BAD(&V5, "0010 ffffffff 1 R4 LDG.E 1 R4 99999999999 1 0x100 4 0", "memory width");
+    BAD(&V5, "0010 ffffffff 0 EXIT 0 0 99999999999999999999", "decimal immediate");
+    BAD(&V5, "0010 ffffffff 0 EXIT 0 0 0x10", "decimal immediate");
+    BAD(&V5, "", "expected a hex PC, found the end of the line");
+    BAD(&V5, "0010", "digits of value), found the end of the line");
+    BAD(&V5, "0010 ffffffff 0 EX\x01IT 0 0 0", "found 'EX\\x01IT'");
+}
+
+TEST(trace_opcode_width_table)
+{
+    static const struct { const char *op; unsigned w; } rows[] = {
+        {"LDG.E", 4}, {"STG.E", 4}, {"LDS", 4}, {"STS", 4}, {"LDL", 4},
+        {"ATOMG.E.ADD.F32.FTZ.RN.STRONG.GPU", 4}, {"LDG.E.64", 8}, {"STG.E.64", 8},
+        {"ATOMG.E.EXCH.64.STRONG.GPU", 8}, {"LDG.E.128", 16}, {"LDS.U.128", 16},
+        {"LDGSTS.E.BYPASS.128", 16}, {"LDG.E.U8", 1}, {"STG.E.U8", 1}, {"LDG.E.U16", 2},
+        {"LDS.U16", 2}, {"LDG.E.S8", 4}, {"LDG.E.S16", 4}, {"LDSM.16.M88.4", 2}, {"LDC", 4},
+        {"LDC.64", 4}, {"LDG..64", 8}, {"LDS.U.32", 4}, {"STG.E.999999999999", 0},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (trace_opcode_width(rows[i].op, strlen(rows[i].op)) != rows[i].w)
+            test_fail_at(__FILE__, __LINE__, "%s: width %u, expected %u", rows[i].op,
+                         trace_opcode_width(rows[i].op, strlen(rows[i].op)), rows[i].w);
+}
+
+static void space_is(const char *op, trace_space s, trace_kind k, int bypass, int line)
+{
+    trace_space gs;
+    trace_kind gk;
+    int gb;
+    trace_opcode_space(op, strlen(op), &gs, &gk, &gb);
+    if (gs != s || gk != k || gb != bypass)
+        test_fail_at(__FILE__, line, "%s: %s/%s/%d", op, trace_space_name(gs), trace_kind_name(gk),
+                     gb);
+}
+#define SPACE(op, s, k, b) space_is(op, TRACE_SPACE_##s, TRACE_KIND_##k, b, __LINE__)
+
+TEST(trace_opcode_space_table)
+{
+    SPACE("LDG.E", GLOBAL, LOAD, 0);
+    SPACE("LDG.E.STRONG.GPU", GLOBAL, LOAD, 1);
+    SPACE("LDG.E.STRONG.SYS", GLOBAL, LOAD, 0);
+    SPACE("LDGSTS.E.BYPASS.128", GLOBAL, LOAD, 0);
+    SPACE("LDL.64", LOCAL, LOAD, 0);
+    SPACE("STG.E", GLOBAL, STORE, 0);
+    SPACE("STL", LOCAL, STORE, 0);
+    SPACE("ATOMG.E.ADD.F32.FTZ.RN.STRONG.GPU", GLOBAL, ATOMIC, 1);
+    SPACE("RED.E.ADD", GLOBAL, ATOMIC, 0);
+    SPACE("ATOM.E.ADD", GLOBAL, ATOMIC, 0);
+    SPACE("LDS.U.128", SHARED, LOAD, 0);
+    SPACE("STS", SHARED, STORE, 0);
+    SPACE("ATOMS.ADD", SHARED, ATOMIC, 0);
+    SPACE("LDSM.16.M88.4", SHARED, LOAD, 0);
+    SPACE("LDC.64", CONST, LOAD, 0);
+    SPACE("LD.E", GENERIC, LOAD, 0);
+    SPACE("ST.E.64", GENERIC, STORE, 0);
+    SPACE("FADD", NONE, NONE, 0);
+    SPACE("LDGX", NONE, NONE, 0);
+    SPACE("ULDC.64", NONE, NONE, 0);
+    const uint64_t sh = 0x7f0000000000ull, lo = 0x7f0100000000ull;
+    CHECK_EQ(trace_generic_space(0, lo, sh + 4), TRACE_SPACE_SHARED);
+    CHECK_EQ(trace_generic_space(sh, 0, 12), TRACE_SPACE_SHARED);
+    CHECK_EQ(trace_generic_space(sh, lo, sh), TRACE_SPACE_SHARED);
+    CHECK_EQ(trace_generic_space(sh, lo, lo - 1), TRACE_SPACE_SHARED);
+    CHECK_EQ(trace_generic_space(sh, lo, lo), TRACE_SPACE_LOCAL);
+    CHECK_EQ(trace_generic_space(sh, lo, lo + 16383), TRACE_SPACE_LOCAL);
+    CHECK_EQ(trace_generic_space(sh, lo, lo + 16384), TRACE_SPACE_GLOBAL);
+    CHECK_EQ(trace_generic_space(sh, lo, sh - 1), TRACE_SPACE_GLOBAL);
+}
+
+/* ---- kernelslist.g ---- */
+
+static int list_mem(const char *text, trace_list *l, base_err *e)
+{
+    memset(l, 0, sizeof *l);
+    base_err_clear(e);
+    base_rd *r = base_rd_open_mem("t/kernelslist.g", text, strlen(text), e);
+    int rc = r ? trace_list_read(r, "t", l, e) : -1;
+    base_rd_close(r);
+    return rc;
+}
+
+TEST(trace_list_commands)
+{
+    trace_list l;
+    base_err e = {0};
+    CHECK_EQ(list_mem("MemcpyHtoD,0x00007f32c5500000,800000\n\nkernel-1.traceg\r\n"
+                      "MemcpyDtoH,0x00007f32c5500000,800000\nkernel-2-ctx_0x55e3a796e730.traceg  \n"
+                      "MemcpyHtoD, 0x10 , 16\nkernel-3.traceg.xz\n", &l, &e), 0);
+    CHECK_EQ(l.ncmds, 6);
+    CHECK_EQ(l.nkernels, 3);
+    CHECK_EQ(l.nmemcpy, 2);
+    CHECK_EQ(l.nother, 1);
+    CHECK(l.memcpy_bytes == 800016);
+    CHECK_EQ(l.cmds[0].kind, TRACE_CMD_MEMCPY);
+    CHECK(l.cmds[0].addr == 0x7f32c5500000ull && l.cmds[0].bytes == 800000);
+    CHECK_EQ(l.cmds[1].kind, TRACE_CMD_KERNEL);
+    CHECK_EQ(l.cmds[1].line, 3);
+    CHECK_STR(l.cmds[1].path, "t/kernel-1.traceg");
+    CHECK_EQ(l.cmds[2].kind, TRACE_CMD_OTHER);
+    CHECK_STR(l.cmds[2].text, "MemcpyDtoH,0x00007f32c5500000,800000");
+    CHECK_STR(l.cmds[3].path, "t/kernel-2-ctx_0x55e3a796e730.traceg");
+    CHECK(l.cmds[4].addr == 0x10 && l.cmds[4].bytes == 16);
+    CHECK_STR(l.cmds[5].path, "t/kernel-3.traceg.xz");
+    trace_list_free(&l);
+}
+
+static void bad_list(const char *text, const char *what, int line)
+{
+    trace_list l;
+    base_err e = {0};
+    if (list_mem(text, &l, &e) == 0)
+        test_fail_at(__FILE__, line, "accepted \"%s\"", text);
+    else if (!strstr(e.msg, what) || strncmp(e.msg, "t/kernelslist.g", 15) != 0)
+        test_fail_at(__FILE__, line, "message \"%s\" lacks \"%s\"", e.msg, what);
+    trace_list_free(&l);
+}
+#define BAD_LIST(t, w) bad_list(t, w, __LINE__)
+
+TEST(trace_list_rejects_malformed_lines)
+{
+    BAD_LIST("MemcpyHtoD,0x10\nkernel-1.traceg\n", "t/kernelslist.g:1: expected 'MemcpyHtoD,0x");
+    BAD_LIST("kernel-1.traceg\nMemcpyHtoD,0x10,4,5\n", ":2: expected 'MemcpyHtoD");
+    BAD_LIST("MemcpyHtoD,0x1g,4\nkernel-1.traceg\n", "hex device address 0x..., found '0x1g'");
+    BAD_LIST("MemcpyHtoD,16,4\nkernel-1.traceg\n", "hex device address");
+    BAD_LIST("MemcpyHtoD,0x10,18446744073709551616\nkernel-1.traceg\n", "decimal byte count");
+    BAD_LIST("MemcpyHtoD,0x10,-4\nkernel-1.traceg\n", "decimal byte count");
+    BAD_LIST("MemcpyHtoD,0xffffffffffffff00,512\nkernel-1.traceg\n", "64-bit address space");
+    BAD_LIST("MemcpyHtoD,0x10000000000000000,4\nkernel-1.traceg\n", "hex device address");
+    BAD_LIST("kernel-1.trace\n", "post-traces-processing");
+    BAD_LIST("MemcpyHtoD,0x10,4\n", "at least one kernel line");
+    BAD_LIST("", "at least one kernel line");
+}
+
+TEST(trace_list_open_paths)
+{
+    trace_list l;
+    base_err e = {0};
+    const char *t = test_write_file("d/kernelslist.g", "kernel-1.traceg\n", 16);
+    char *dir = strdup(t);
+    *strrchr(dir, '/') = 0;
+    CHECK_EQ(trace_list_open(dir, &l, &e), 0);
+    CHECK_EQ(l.nkernels, 1);
+    CHECK(strstr(l.cmds[0].path, "/d/kernel-1.traceg") != NULL);
+    trace_list_free(&l);
+    char *file = base_sprintf("%s/kernelslist.g", dir);
+    CHECK_EQ(trace_list_open(file, &l, &e), 0);
+    CHECK_STR(l.dir, dir);
+    trace_list_free(&l);
+    CHECK_EQ(trace_list_open("x/y/kernel-7.traceg.xz", &l, &e), 0);  /* single kernel file */
+    CHECK(l.nkernels == 1 && l.ncmds == 1 && strcmp(l.cmds[0].path, "x/y/kernel-7.traceg.xz") == 0);
+    trace_list_free(&l);
+    CHECK_EQ(trace_list_open("/nonexistent/dir/kernelslist.g", &l, &e), -1);
+    CHECK_HAS(e.msg, "/nonexistent/dir/kernelslist.g: cannot open");
+    CHECK(l.cmds == NULL);
+    free(dir);
+    free(file);
+}
