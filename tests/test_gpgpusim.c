@@ -74,6 +74,7 @@ TEST(gpgpusim_reference_configs_import_and_validate)
 
 TEST(gpgpusim_rtx3070_values)
 {
+    char eb[64];
     knob_cfg c;
     base_err e = {0};
     int rc = import_ref(&c, "SM86_RTX3070", 1, &e);
@@ -87,14 +88,14 @@ TEST(gpgpusim_rtx3070_values)
     CHECK(c.v.clock_dram_mhz == 3500.5);
     /* L2 S:64:128:16,L:B:m:L:P,A:192:4,32:0,32 (B.3) */
     CHECK_EQ(c.v.l2_enabled, 1);
-    CHECK_STR(knob_enum_name(KNOB_ID_l2_type, c.v.l2_type), "sector");
+    CHECK_STR(knob_enum_name(KNOB_ID_l2_type, c.v.l2_type, eb, sizeof eb), "sector");
     CHECK_EQ(c.v.l2_sets, 64);
     CHECK_EQ(c.v.l2_line, 128);
     CHECK_EQ(c.v.l2_assoc, 16);
-    CHECK_STR(knob_enum_name(KNOB_ID_l2_write, c.v.l2_write), "wb");
-    CHECK_STR(knob_enum_name(KNOB_ID_l2_alloc, c.v.l2_alloc), "on_miss");
-    CHECK_STR(knob_enum_name(KNOB_ID_l2_write_alloc, c.v.l2_write_alloc), "lazy_fetch");
-    CHECK_STR(knob_enum_name(KNOB_ID_l2_set_index, c.v.l2_set_index), "ipoly");
+    CHECK_STR(knob_enum_name(KNOB_ID_l2_write, c.v.l2_write, eb, sizeof eb), "wb");
+    CHECK_STR(knob_enum_name(KNOB_ID_l2_alloc, c.v.l2_alloc, eb, sizeof eb), "on_miss");
+    CHECK_STR(knob_enum_name(KNOB_ID_l2_write_alloc, c.v.l2_write_alloc, eb, sizeof eb), "lazy_fetch");
+    CHECK_STR(knob_enum_name(KNOB_ID_l2_set_index, c.v.l2_set_index, eb, sizeof eb), "ipoly");
     CHECK_EQ(c.v.l2_mshr_entries, 192);
     CHECK_EQ(c.v.l2_mshr_merge, 4);
     CHECK_EQ(c.v.l2_miss_queue, 32);
@@ -103,14 +104,14 @@ TEST(gpgpusim_rtx3070_values)
     /* L1D, texture cache (14 fields, sector texture FIFO) */
     CHECK_EQ(c.v.l1d_assoc, 256);
     CHECK_EQ(c.v.l1d_mshr_entries, 384);
-    CHECK_STR(knob_enum_name(KNOB_ID_l1t_mshr, c.v.l1t_mshr), "sector_tex_fifo");
+    CHECK_STR(knob_enum_name(KNOB_ID_l1t_mshr, c.v.l1t_mshr, eb, sizeof eb), "sector_tex_fifo");
     CHECK_EQ(c.v.l1t_result_fifo, 2);
     CHECK_EQ(c.v.l1i_miss_queue, 4); /* 13-field string */
     CHECK_EQ(c.v.smem_carveouts_kb.n, 6);
     CHECK_EQ(c.v.smem_carveouts_kb.v[5], 100);
     CHECK_EQ(c.v.units_tensor, 4);
-    CHECK_STR(knob_enum_name(KNOB_ID_icnt_model, c.v.icnt_model), "xbar");
-    CHECK_STR(knob_enum_name(KNOB_ID_partition_indexing, c.v.partition_indexing), "ipoly");
+    CHECK_STR(knob_enum_name(KNOB_ID_icnt_model, c.v.icnt_model, eb, sizeof eb), "xbar");
+    CHECK_STR(knob_enum_name(KNOB_ID_partition_indexing, c.v.partition_indexing, eb, sizeof eb), "ipoly");
     CHECK_EQ(c.v.dram_tRCD, 24);
     CHECK_EQ(c.v.dram_tCCDL, 6);
     CHECK_EQ(c.v.kernel_launch_latency, 5000);
@@ -151,6 +152,7 @@ out:
 
 TEST(gpgpusim_titanx_values)
 {
+    char eb[64];
     knob_cfg c;
     base_err e = {0};
     int rc = import_ref(&c, "SM6_TITANX", 1, &e);
@@ -160,15 +162,15 @@ TEST(gpgpusim_titanx_values)
     CHECK_EQ(c.v.n_clusters, 28);
     CHECK_EQ(c.v.n_mem, 12);
     CHECK_EQ(c.v.compute_capability, 61);
-    CHECK_STR(knob_enum_name(KNOB_ID_partition_indexing, c.v.partition_indexing), "random");
+    CHECK_STR(knob_enum_name(KNOB_ID_partition_indexing, c.v.partition_indexing, eb, sizeof eb), "random");
     CHECK_EQ(c.v.ignore_resource_limits, 1);
     CHECK_EQ(c.v.clock_gated_lanes, 1);
     CHECK_EQ(c.v.gmem_skip_l1d, 1);
-    CHECK_STR(knob_enum_name(KNOB_ID_warp_scheduler, c.v.warp_scheduler), "gto");
+    CHECK_STR(knob_enum_name(KNOB_ID_warp_scheduler, c.v.warp_scheduler, eb, sizeof eb), "gto");
     CHECK_EQ(c.v.max_issue_per_warp, 2);
     /* streaming L1D S:4:128:96,L:L:s:N:L */
-    CHECK_STR(knob_enum_name(KNOB_ID_l1d_alloc, c.v.l1d_alloc), "streaming");
-    CHECK_STR(knob_enum_name(KNOB_ID_l1d_write, c.v.l1d_write), "lwb_gwt");
+    CHECK_STR(knob_enum_name(KNOB_ID_l1d_alloc, c.v.l1d_alloc, eb, sizeof eb), "streaming");
+    CHECK_STR(knob_enum_name(KNOB_ID_l1d_write, c.v.l1d_write, eb, sizeof eb), "lwb_gwt");
     /* options the file leaves out take GPGPU-Sim's defaults, not lockstep's (B.3) */
     CHECK_EQ(c.v.units_dp, 0);
     CHECK_EQ(c.v.units_int, 0);
@@ -188,7 +190,7 @@ TEST(gpgpusim_titanx_values)
     CHECK_EQ(c.v.dram_bus_width, 4);
     CHECK_EQ(c.v.dram_burst_length, 8);
     /* BookSim interconnect, file resolved next to the config */
-    CHECK_STR(knob_enum_name(KNOB_ID_icnt_model, c.v.icnt_model), "booksim");
+    CHECK_STR(knob_enum_name(KNOB_ID_icnt_model, c.v.icnt_model, eb, sizeof eb), "booksim");
     CHECK_HAS(c.v.icnt_config_file, "SM6_TITANX/config_pascal_islip.icnt");
     /* trace.config: sp 4,1 dp 20,8 sfu 20,4 (B.9) */
     CHECK_EQ(c.v.lat_dp, 20);
@@ -246,6 +248,7 @@ out:
 
 TEST(gpgpusim_gtx1080_full_dump)
 {
+    char eb[64];
     knob_cfg c;
     base_err e = {0};
     int rc = import_ref(&c, "GTX1080_microgpusim_reconstructed", 0, &e);
@@ -257,7 +260,7 @@ TEST(gpgpusim_gtx1080_full_dump)
     CHECK_EQ(c.v.oc_units, 0);
     CHECK_EQ(c.v.oc_sp_units, 20);
     CHECK_EQ(c.v.oc_mem_units, 8);
-    CHECK_STR(knob_enum_name(KNOB_ID_l1d_set_index, c.v.l1d_set_index), "fermi");
+    CHECK_STR(knob_enum_name(KNOB_ID_l1d_set_index, c.v.l1d_set_index, eb, sizeof eb), "fermi");
     CHECK_EQ(c.v.dram_bank_groups, 1);
     CHECK_EQ(c.v.dram_tCCDL, 0);
     CHECK_EQ(c.v.icnt_in_buffer, 64);
@@ -381,6 +384,7 @@ TEST(gpgpusim_cache_none_and_twelve_fields)
 
 TEST(gpgpusim_last_assignment_wins_and_quotes)
 {
+    char eb[64];
     knob_cfg c;
     knob_init(&c);
     base_err e = {0};
@@ -400,7 +404,7 @@ TEST(gpgpusim_last_assignment_wins_and_quotes)
     CHECK_EQ(c.v.dram_tCL, 16);
     CHECK_EQ(c.v.dram_tRTPL, 3);
     CHECK_STR(origin(&c, "dram_tCL"), "q.config:2 (-gpgpu_dram_timing_opt)");
-    CHECK_STR(knob_enum_name(KNOB_ID_warp_scheduler, c.v.warp_scheduler), "two_level");
+    CHECK_STR(knob_enum_name(KNOB_ID_warp_scheduler, c.v.warp_scheduler, eb, sizeof eb), "two_level");
     CHECK_EQ(c.v.two_level_active, 6);
     /* positional DRAM timing, 11 values */
     base_err_clear(&e);
@@ -433,6 +437,27 @@ TEST(gpgpusim_compute_capability_and_tensor)
     knob_free(&c);
 }
 
+TEST(gpgpusim_compute_capability_sets_cuda_occupancy_rules)
+{
+    /* a Pascal config must not keep the sm_86 preset's 1 KB per-CTA reservation */
+    knob_cfg c;
+    knob_init(&c);
+    base_err e = {0};
+    CHECK_EQ(c.v.occ_smem_reserved_per_cta, 1024);
+    CHECK_EQ(knob_import_gpgpusim_text(&c, "p.config",
+                                       "-gpgpu_compute_capability_major 6\n"
+                                       "-gpgpu_compute_capability_minor 1\n", &e), 0);
+    CHECK_EQ(c.v.compute_capability, 61);
+    CHECK_EQ(c.v.occ_smem_reserved_per_cta, 0);
+    CHECK_EQ(c.v.occ_smem_alloc_unit, 256);
+    CHECK_HAS(origin(&c, "occ_smem_alloc_unit"), "p.config:2");
+    CHECK_EQ(knob_import_gpgpusim_text(&c, "f.config", "-gpgpu_compute_capability_major 2\n"
+                                                       "-gpgpu_compute_capability_minor 0\n", &e), 0);
+    CHECK_EQ(c.v.occ_reg_alloc_unit, 64);
+    CHECK_EQ(c.v.occ_warp_alloc_granularity, 2);
+    knob_free(&c);
+}
+
 TEST(gpgpusim_unmodelled_listed_once)
 {
     knob_cfg c;
@@ -441,7 +466,7 @@ TEST(gpgpusim_unmodelled_listed_once)
     CHECK_EQ(knob_import_gpgpusim_text(&c, "u.config",
                                        "-power_simulation_enabled 0\n-visualizer_enabled 0\n"
                                        "-power_simulation_enabled 1\n", &e), 0);
-    CHECK_STR(c.unmodelled.s, "-power_simulation_enabled,-visualizer_enabled");
+    CHECK_STR(c.unmodelled.s, "-power_simulation_enabled, -visualizer_enabled");
     CHECK_EQ(c.nunmodelled, 2);
     knob_free(&c);
 }

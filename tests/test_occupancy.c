@@ -20,6 +20,7 @@ static void example_sm(knob_cfg *c)
 
 TEST(occupancy_worked_example_gpgpusim)
 {
+    char bt[128];
     knob_cfg c;
     example_sm(&c);
     cta_occupancy o;
@@ -31,12 +32,13 @@ TEST(occupancy_worked_example_gpgpusim)
     CHECK_EQ(o.limit[CTA_LIM_CAP], 8);
     CHECK_EQ(o.ctas, 4);
     CHECK_EQ(o.binding, 1u << CTA_LIM_SMEM);
-    CHECK_STR(cta_binding_text(&o), "shared memory");
+    CHECK_STR(cta_binding_text(&o, bt, sizeof bt), "shared memory");
     knob_free(&c);
 }
 
 TEST(occupancy_worked_example_cuda)
 {
+    char bt[128];
     knob_cfg c;
     base_err e = {0};
     cta_occupancy o;
@@ -57,7 +59,7 @@ TEST(occupancy_worked_example_cuda)
     CHECK_EQ(o.limit[CTA_LIM_THREADS], 16);
     CHECK_EQ(o.limit[CTA_LIM_SMEM], 4);
     CHECK_EQ(o.ctas, 4);
-    CHECK_STR(cta_binding_text(&o), "shared memory");
+    CHECK_STR(cta_binding_text(&o, bt, sizeof bt), "shared memory");
     /* Ampere-style rules (cc 8.x): the driver reserves 1 KB per CTA and rounds to 128 bytes,
      * so a CTA holds 12288 + 1024 = 13312 bytes and 49152 / 13312 = 3 CTAs. */
     c.v.occ_smem_alloc_unit = 128;
@@ -65,7 +67,7 @@ TEST(occupancy_worked_example_cuda)
     CHECK_EQ(cta_occupancy_compute(&c.v, 128, 32, 12 * 1024, 0, &o, &e), 0);
     CHECK_EQ(o.smem_per_cta_alloc, 13312);
     CHECK_EQ(o.ctas, 3);
-    CHECK_STR(cta_binding_text(&o), "shared memory");
+    CHECK_STR(cta_binding_text(&o, bt, sizeof bt), "shared memory");
     knob_free(&c);
 }
 
@@ -93,6 +95,7 @@ TEST(occupancy_rounding_differs_between_modes)
 
 TEST(occupancy_ties_name_every_binding_limit)
 {
+    char bt[128];
     knob_cfg c;
     base_err e = {0};
     cta_occupancy o;
@@ -100,7 +103,7 @@ TEST(occupancy_ties_name_every_binding_limit)
     /* 256 threads x 32 regs: threads 2048/256 = 8, regs 65536/8192 = 8, cap 8 */
     CHECK_EQ(cta_occupancy_compute(&c.v, 256, 32, 0, 0, &o, &e), 0);
     CHECK_EQ(o.ctas, 8);
-    CHECK_STR(cta_binding_text(&o), "threads, registers and CTA cap");
+    CHECK_STR(cta_binding_text(&o, bt, sizeof bt), "threads, registers and CTA cap");
     knob_free(&c);
 }
 

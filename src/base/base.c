@@ -247,3 +247,38 @@ int base_levenshtein(const char *a, const char *b)
     free(row);
     return d;
 }
+
+void base_nearest_init(base_nearest *n, const char *name)
+{
+    n->name = name;
+    for (int k = 0; k < 3; k++) {
+        n->best[k] = NULL;
+        n->dist[k] = 1 << 30;
+    }
+}
+
+void base_nearest_add(base_nearest *n, const char *candidate)
+{
+    int d = base_levenshtein(n->name, candidate);
+    if (strlen(n->name) >= 3 && strstr(candidate, n->name) && d > 3)
+        d = 3;
+    for (int k = 0; k < 3; k++) {
+        if (d < n->dist[k]) {
+            for (int m = 2; m > k; m--) {
+                n->dist[m] = n->dist[m - 1];
+                n->best[m] = n->best[m - 1];
+            }
+            n->dist[k] = d;
+            n->best[k] = candidate;
+            return;
+        }
+    }
+}
+
+void base_nearest_format(const base_nearest *n, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int k = 0; k < 3 && n->best[k] && used < size; k++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", k ? ", " : "", n->best[k]);
+}

@@ -61,6 +61,19 @@ int base_parse_double(const char *s, size_t n, double *out);
 /* Edit distance (for "did you mean" suggestions). */
 int base_levenshtein(const char *a, const char *b);
 
+/* The three candidates closest to a mistyped name: feed every valid name to
+ * base_nearest_add, then format them as "a, b, c". A candidate containing the typed text
+ * (3+ characters) ranks as if at distance 3 at most, so "l2_asoc" finds "l2_assoc" and
+ * "assoc" finds the long "*_assoc" names. */
+typedef struct base_nearest {
+    const char *name;
+    const char *best[3];
+    int dist[3];
+} base_nearest;
+void base_nearest_init(base_nearest *n, const char *name);
+void base_nearest_add(base_nearest *n, const char *candidate);
+void base_nearest_format(const base_nearest *n, char *buf, size_t size);
+
 /* Safe output: writes go to "<path>.tmp.<pid>", renamed over <path> by base_out_commit.
  * base_out_abort removes the temporary. path "-" means stdout (no rename). */
 typedef struct base_out {

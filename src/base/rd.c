@@ -212,3 +212,26 @@ uint64_t base_rd_lineno(const base_rd *r) { return r->lineno; }
 uint64_t base_rd_offset(const base_rd *r) { return r->offset; }
 int base_rd_compressed(const base_rd *r) { return r->xz; }
 uint64_t base_rd_raw_bytes(const base_rd *r) { return r->raw; }
+
+char *base_read_text(const char *path, base_err *e)
+{
+    base_rd *r = base_rd_open(path, e);
+    if (!r)
+        return NULL;
+    base_buf b = {0};
+    char *line;
+    size_t len;
+    int rc;
+    while ((rc = base_rd_line(r, &line, &len, e)) == 1) {
+        base_buf_put(&b, line, len);
+        base_buf_putc(&b, '\n');
+    }
+    base_rd_close(r);
+    if (rc < 0) {
+        base_buf_free(&b);
+        return NULL;
+    }
+    if (!b.s)
+        base_buf_puts(&b, "");
+    return b.s;
+}

@@ -29,4 +29,8 @@ uint64_t base_rd_offset(const base_rd *r);   /* decompressed byte offset of the 
 int base_rd_compressed(const base_rd *r);
 uint64_t base_rd_raw_bytes(const base_rd *r); /* bytes consumed from the underlying file */
 
+/* Reads a whole text file (plain or xz) into one NUL-terminated string, lines joined with
+ * "\n"; the same checks as base_rd_line. For small files such as configs. NULL on error. */
+char *base_read_text(const char *path, base_err *e);
+
 #endif

@@ -31,25 +31,20 @@ static int find_opt(const cli_cmd *cmd, const char *name)
     return -1;
 }
 
-/* Closest command option or knob, for "did you mean". */
-static const char *suggest(const cli_cmd *cmd, const char *name)
+/* Closest command options and knobs, for "did you mean". */
+static const char *suggest(const cli_cmd *cmd, const char *name, char *buf, size_t n)
 {
-    static char buf[300];
-    const char *best = NULL;
-    int bd = 1 << 30;
-    for (int i = 0; cmd->opts && cmd->opts[i].name; i++) {
-        int d = base_levenshtein(name, cmd->opts[i].name);
-        if (d < bd) {
-            bd = d;
-            best = cmd->opts[i].name;
-        }
-    }
+    base_nearest near;
+    base_nearest_init(&near, name);
+    for (int i = 0; cmd->opts && cmd->opts[i].name; i++)
+        base_nearest_add(&near, cmd->opts[i].name);
     if (cmd->knobs) {
-        snprintf(buf, sizeof buf, "%s%s%s", best && bd <= 2 ? best : "",
-                 best && bd <= 2 ? ", " : "", knob_suggest(name));
-        return buf;
+        base_nearest_add(&near, "preset");
+        base_nearest_add(&near, "config");
+        for (int i = 0; i < KNOB_COUNT; i++)
+            base_nearest_add(&near, knob_defs[i].name);
     }
-    snprintf(buf, sizeof buf, "%s", best ? best : "");
+    base_nearest_format(&near, buf, n);
     return buf;
 }
 
@@ -115,6 +110,63 @@ static int take_option(char **argv, int i, int argc, int needs_value, int is_boo
     return 1;
 }
 
+typedef struct parse_state {
+    pending *files, *sets;
+    int nfiles, nsets;
+} parse_state;
+
+/* One "--name[=value]" at argv[*i]; advances *i. Returns 0, -1 after --help, or an exit code. */
+static int parse_option(const cli_cmd *cmd, int argc, char **argv, int *i, cli_args *a,
+                        parse_state *ps)
+{
+    char name[256], near[300];
+    const char *value, *arg = argv[*i];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+    if (strcmp(name, "help") == 0) {
+        cli_print_help(stdout, cmd);
+        return -1;
+    }
+    int oi = find_opt(cmd, name);
+    int kid = cmd->knobs ? knob_find(name) : -1;
+    int is_file = cmd->knobs && (!strcmp(name, "preset") || !strcmp(name, "config"));
+    int needs = oi >= 0 ? cmd->opts[oi].takes_value : (is_file || kid >= 0);
+    int isb = oi < 0 && kid >= 0 && knob_defs[kid].type == KNOB_T_BOOL;
+    *i += take_option(argv, *i, argc, needs, isb, name, sizeof name, &value);
+    if (oi < 0 && !is_file && kid < 0)
+        return cli_usage_error(cmd, "unknown option --%s (closest: %s)", name,
+                               suggest(cmd, name, near, sizeof near));
+    if (needs && !value)
+        return cli_usage_error(cmd, "option --%s needs a value", name);
+    if (!needs && value && oi >= 0)
+        return cli_usage_error(cmd, "option --%s takes no value", name);
+    if (oi >= 0)
+        a->value[oi] = value ? value : "1";
+    else if (is_file)
+        ps->files[ps->nfiles++] = (pending){name[0] == 'p' ? "preset" : "config", value};
+    else
+        ps->sets[ps->nsets++] = (pending){knob_defs[kid].name, value};
+    return 0;
+}
+
+/* A positional argument, "--" or a single-dash word at argv[*i]. */
+static int parse_word(const cli_cmd *cmd, char **argv, int *i, int *only_pos, cli_args *a)
+{
+    char *arg = argv[(*i)++];
+    if (!*only_pos && strcmp(arg, "--") == 0) {
+        *only_pos = 1;
+        return 0;
+    }
+    if (!*only_pos && arg[0] == '-' && arg[1]) {
+        if (strcmp(arg, "-h") == 0) {
+            cli_print_help(stdout, cmd);
+            return -1;
+        }
+        return cli_usage_error(cmd, "unknown option '%s' (options start with --)", arg);
+    }
+    a->pos[a->npos++] = arg;
+    return 0;
+}
+
 int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -122,69 +174,24 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_args *a)
     a->argc = argc;
     a->argv = argv;
     a->pos = base_calloc((size_t)argc + 1, sizeof *a->pos);
-    pending *files = base_calloc((size_t)argc + 1, sizeof *files);
-    pending *sets = base_calloc((size_t)argc + 1, sizeof *sets);
-    int nfiles = 0, nsets = 0, rc = 0, only_pos = 0;
+    parse_state ps = {base_calloc((size_t)argc + 1, sizeof(pending)),
+                      base_calloc((size_t)argc + 1, sizeof(pending)), 0, 0};
+    int rc = 0, only_pos = 0;
     for (int i = 0; i < argc && rc == 0;) {
-        char *arg = argv[i];
-        if (only_pos || arg[0] != '-' || arg[1] != '-' || arg[2] == 0) {
-            if (!only_pos && strcmp(arg, "--") == 0) {
-                only_pos = 1;
-                i++;
-                continue;
-            }
-            if (arg[0] == '-' && arg[1] && !only_pos) {
-                if (strcmp(arg, "-h") == 0) {
-                    cli_print_help(stdout, cmd);
-                    rc = -1;
-                    break;
-                }
-                rc = cli_usage_error(cmd, "unknown option '%s' (options start with --)", arg);
-                break;
-            }
-            a->pos[a->npos++] = arg;
-            i++;
-            continue;
-        }
-        char name[256];
-        const char *value;
-        const char *s = arg + 2;
-        size_t nlen = strcspn(s, "=");
-        snprintf(name, sizeof name, "%.*s", (int)nlen, s);
-        int oi = find_opt(cmd, name);
-        int kid = cmd->knobs ? knob_find(name) : -1;
-        int is_file = cmd->knobs && (!strcmp(name, "preset") || !strcmp(name, "config"));
-        if (strcmp(name, "help") == 0) {
-            cli_print_help(stdout, cmd);
-            rc = -1;
-            break;
-        }
-        int needs = oi >= 0 ? cmd->opts[oi].takes_value : (is_file || kid >= 0);
-        int isb = oi < 0 && kid >= 0 && knob_defs[kid].type == KNOB_T_BOOL;
-        i += take_option(argv, i, argc, needs, isb, name, sizeof name, &value);
-        if (oi < 0 && !is_file && kid < 0) {
-            rc = cli_usage_error(cmd, "unknown option --%s (closest: %s)", name,
-                                 suggest(cmd, name));
-        } else if (needs && !value) {
-            rc = cli_usage_error(cmd, "option --%s needs a value", name);
-        } else if (!needs && value && oi >= 0) {
-            rc = cli_usage_error(cmd, "option --%s takes no value", name);
-        } else if (oi >= 0) {
-            a->value[oi] = value ? value : "1";
-        } else if (is_file) {
-            files[nfiles++] = (pending){arg[2] == 'p' ? "preset" : "config", value};
-        } else {
-            sets[nsets++] = (pending){knob_defs[kid].name, value};
-        }
+        const char *arg = argv[i];
+        if (!only_pos && arg[0] == '-' && arg[1] == '-' && arg[2])
+            rc = parse_option(cmd, argc, argv, &i, a, &ps);
+        else
+            rc = parse_word(cmd, argv, &i, &only_pos, a);
     }
     if (rc == 0 && (a->npos < cmd->min_pos || a->npos > cmd->max_pos))
         rc = cli_usage_error(cmd, "'lockstep %s' takes %s%d argument%s, got %d", cmd->name,
                              cmd->min_pos == cmd->max_pos ? "" : "at most ", cmd->max_pos,
                              cmd->max_pos == 1 ? "" : "s", a->npos);
     if (rc == 0 && cmd->knobs)
-        rc = resolve_knobs(a, files, nfiles, sets, nsets);
-    free(files);
-    free(sets);
+        rc = resolve_knobs(a, ps.files, ps.nfiles, ps.sets, ps.nsets);
+    free(ps.files);
+    free(ps.sets);
     return rc;
 }
 

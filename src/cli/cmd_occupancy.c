@@ -30,9 +30,11 @@ static int run(cli_args *a)
         base_json_init(&j, stdout);
         cta_occupancy_json(&j, &a->knobs.v, threads, regs, smem, &o);
     } else {
+        char mode[32];
         printf("GPU: %s (%lld SMs), occupancy_mode = %s\n", a->knobs.v.gpu_name,
                (long long)(a->knobs.v.n_clusters * a->knobs.v.cores_per_cluster),
-               knob_enum_name(KNOB_ID_occupancy_mode, a->knobs.v.occupancy_mode));
+               knob_enum_name(KNOB_ID_occupancy_mode, a->knobs.v.occupancy_mode, mode,
+                              sizeof mode));
         cta_occupancy_print(stdout, &a->knobs.v, threads, regs, smem, &o);
     }
     return 0;

@@ -73,7 +73,7 @@ static int run_kernel(cli_args *a, const char *path, const stat_set *set, kernel
 static void print_kernel(FILE *f, const knobs *kn, int i, const kernel_result *r)
 {
     const trace_header *h = &r->h;
-    char p[32];
+    char p[32], why[128];
     snprintf(p, sizeof p, "kernel%d", i + 1);
     fprintf(f, "\n# kernel %d: %s (%s)\n", i + 1, h->name, r->path);
     fprintf(f, "%s.grid = (%u,%u,%u)\n%s.block = (%u,%u,%u)\n%s.nregs = %u\n%s.shmem = %llu\n",
@@ -83,7 +83,7 @@ static void print_kernel(FILE *f, const knobs *kn, int i, const kernel_result *r
             (unsigned long long)h->stream_id);
     int64_t sms = kn->n_clusters * kn->cores_per_cluster;
     fprintf(f, "%s.ctas_per_sm = %lld\n%s.ctas_per_sm_limited_by = %s\n", p,
-            (long long)r->occ.ctas, p, cta_binding_text(&r->occ));
+            (long long)r->occ.ctas, p, cta_binding_text(&r->occ, why, sizeof why));
     fprintf(f, "%s.cta_waves = %.4f\n", p,
             (double)h->ctas_in_grid / (double)(r->occ.ctas * sms));
     if (r->occ.carveout_kb >= 0)

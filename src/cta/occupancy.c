@@ -120,12 +120,13 @@ int cta_occupancy_compute(const knobs *k, int64_t threads, int64_t regs, int64_t
     if (k->occupancy_mode == 0 && k->l1d_adaptive && o->ctas > 0)
         o->carveout_kb = pick_carveout(k, smem, o->ctas);
     if (o->ctas == 0) {
+        char why[128];
         if (!k->ignore_resource_limits)
             return base_fail(e, BASE_EXIT_INPUT,
                              "a CTA of %lld threads, %lld registers/thread, %lld bytes of shared "
                              "memory does not fit on one SM (limited by %s)",
                              (long long)threads, (long long)regs, (long long)smem,
-                             cta_binding_text(o));
+                             cta_binding_text(o, why, sizeof why));
         o->forced = 1;
         o->ctas = 1;
         o->warps_resident = o->warps_per_cta;
@@ -133,21 +134,18 @@ int cta_occupancy_compute(const knobs *k, int64_t threads, int64_t regs, int64_t
     return 0;
 }
 
-const char *cta_binding_text(const cta_occupancy *o)
+const char *cta_binding_text(const cta_occupancy *o, char *buf, size_t size)
 {
-    static char buf[128];
-    buf[0] = 0;
-    int n = 0;
+    int n = 0, k = 0;
+    size_t used = 0;
     for (int i = 0; i < CTA_NLIMITS; i++)
-        if (o->binding & (1u << i))
-            n++;
-    int k = 0;
-    for (int i = 0; i < CTA_NLIMITS; i++) {
+        n += (o->binding >> i) & 1u;
+    buf[0] = 0;
+    for (int i = 0; i < CTA_NLIMITS && used < size; i++) {
         if (!(o->binding & (1u << i)))
             continue;
-        if (k)
-            strcat(buf, k == n - 1 ? " and " : ", ");
-        strcat(buf, LIMIT_NAMES[i]);
+        used += (size_t)snprintf(buf + used, size - used, "%s%s",
+                                 k == 0 ? "" : k == n - 1 ? " and " : ", ", LIMIT_NAMES[i]);
         k++;
     }
     return buf;

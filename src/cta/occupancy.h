@@ -50,8 +50,8 @@ int cta_occupancy_compute(const knobs *k, int64_t threads, int64_t regs, int64_t
                           int64_t grid_ctas, cta_occupancy *o, base_err *e);
 
 const char *cta_limit_name(int lim);
-/* "shared memory", "threads and registers", ... (static buffer) */
-const char *cta_binding_text(const cta_occupancy *o);
+/* "shared memory", "threads and registers", ... written to buf (returned). */
+const char *cta_binding_text(const cta_occupancy *o, char *buf, size_t n);
 
 void cta_occupancy_print(FILE *f, const knobs *k, int64_t threads, int64_t regs, int64_t smem,
                          const cta_occupancy *o);

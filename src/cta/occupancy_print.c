@@ -15,11 +15,11 @@ static void print_limit(FILE *f, const cta_occupancy *o, int lim, const char *ho
 void cta_occupancy_print(FILE *f, const knobs *k, int64_t threads, int64_t regs, int64_t smem,
                          const cta_occupancy *o)
 {
-    char how[256];
+    char how[256], why[128];
     int cuda = k->occupancy_mode == 1;
     fprintf(f, "occupancy: %lld CTAs per SM (%lld warps, %.1f%% of %lld warp slots), limited by %s%s\n",
             (long long)o->ctas, (long long)o->warps_resident, 100.0 * o->occupancy,
-            (long long)(k->max_threads_per_sm / k->warp_size), cta_binding_text(o),
+            (long long)(k->max_threads_per_sm / k->warp_size), cta_binding_text(o, why, sizeof why),
             o->forced ? " (0 fit; forced to 1 by ignore_resource_limits)" : "");
     fprintf(f, "  mode %s; kernel: %lld threads (%lld warps), %lld registers/thread, %lld bytes shared memory per CTA\n",
             cuda ? "cuda" : "gpgpusim", (long long)threads, (long long)o->warps_per_cta,

@@ -221,29 +221,6 @@ static char *resolve_near(const char *file, const char *value)
     return base_strdup(value);
 }
 
-static char *read_text(const char *path, base_err *e)
-{
-    base_rd *r = base_rd_open(path, e);
-    if (!r)
-        return NULL;
-    base_buf b = {0};
-    char *line;
-    size_t len;
-    int rc;
-    while ((rc = base_rd_line(r, &line, &len, e)) == 1) {
-        base_buf_put(&b, line, len);
-        base_buf_putc(&b, '\n');
-    }
-    base_rd_close(r);
-    if (rc < 0) {
-        base_buf_free(&b);
-        return NULL;
-    }
-    if (!b.s)
-        base_buf_puts(&b, "");
-    return b.s;
-}
-
 static int collect_text(knob_cfg *c, const char *file, const char *text, gs_list *out,
                         base_err *e);
 
@@ -256,7 +233,7 @@ static int collect_include(knob_cfg *c, const char *file, unsigned long line,
                          "are disabled here)", file, line, value, GS_MAX_DEPTH);
     char *path = resolve_near(file, value);
     base_err sub = {0};
-    char *text = read_text(path, &sub);
+    char *text = base_read_text(path, &sub);
     if (!text) {
         base_fail(e, BASE_EXIT_INPUT, "%s:%lu: -config %s: %s", file, line, value, sub.msg);
         free(path);
@@ -482,6 +459,33 @@ static int h_sched(knob_cfg *c, const gs_row *r, const gs_opt *o, gs_state *st, 
            set1(c, "two_level_active", items[1], o, e);
 }
 
+/* The CUDA occupancy calculator's per-architecture constants ("GPU data" sheet; the 1 KB
+ * per-CTA reservation is from the CUDA C Programming Guide, cc 8.0 on). A GPGPU-Sim config
+ * names only the compute capability, so the importer derives the cuda-mode rounding rules
+ * from it instead of leaving those of whatever preset was loaded before. */
+static const struct {
+    int64_t cc_min;
+    const char *reg_unit, *warp_gran, *smem_unit, *smem_reserved;
+} CC_OCCUPANCY[] = {
+    {20, "64", "2", "128", "0"},    {30, "256", "4", "256", "0"},
+    {60, "256", "2", "256", "0"},   {61, "256", "4", "256", "0"},
+    {80, "256", "4", "128", "1024"},
+};
+
+static int set_cc_occupancy(knob_cfg *c, int64_t cc, const gs_opt *o, base_err *e)
+{
+    int row = -1;
+    for (size_t i = 0; i < BASE_ARRAY_LEN(CC_OCCUPANCY); i++)
+        if (cc >= CC_OCCUPANCY[i].cc_min)
+            row = (int)i;
+    if (row < 0)
+        return 0;
+    return set1(c, "occ_reg_alloc_unit", CC_OCCUPANCY[row].reg_unit, o, e) ||
+           set1(c, "occ_warp_alloc_granularity", CC_OCCUPANCY[row].warp_gran, o, e) ||
+           set1(c, "occ_smem_alloc_unit", CC_OCCUPANCY[row].smem_unit, o, e) ||
+           set1(c, "occ_smem_reserved_per_cta", CC_OCCUPANCY[row].smem_reserved, o, e);
+}
+
 /* -gpgpu_compute_capability_major / _minor: each replaces its digit of compute_capability,
  * so the order of the two options does not matter. */
 static int h_cc(knob_cfg *c, const gs_row *r, const gs_opt *o, gs_state *st, base_err *e)
@@ -494,9 +498,9 @@ static int h_cc(knob_cfg *c, const gs_row *r, const gs_opt *o, gs_state *st, bas
     if (major && v == 0)
         return bad(o, e, "a major version 1..19");
     char buf[32];
-    snprintf(buf, sizeof buf, "%lld",
-             (long long)(major ? v * 10 + cur % 10 : cur / 10 * 10 + v));
-    return set1(c, "compute_capability", buf, o, e);
+    int64_t cc = major ? v * 10 + cur % 10 : cur / 10 * 10 + v;
+    snprintf(buf, sizeof buf, "%lld", (long long)cc);
+    return set1(c, "compute_capability", buf, o, e) || set_cc_occupancy(c, cc, o, e);
 }
 
 static int h_tensor(knob_cfg *c, const gs_row *r, const gs_opt *o, gs_state *st, base_err *e)
@@ -935,6 +939,8 @@ static int has_entry(const base_buf *b, const char *name)
         if (len == n && strncmp(p, name, n) == 0)
             return 1;
         p = end ? end + 1 : p + len;
+        while (*p == ' ')
+            p++;
     }
     return 0;
 }
@@ -948,7 +954,7 @@ static int h_unmodelled(knob_cfg *c, const gs_row *r, const gs_opt *o, gs_state 
     if (has_entry(&c->unmodelled, o->name))
         return 0;
     if (c->unmodelled.len)
-        base_buf_putc(&c->unmodelled, ',');
+        base_buf_puts(&c->unmodelled, ", ");
     base_buf_puts(&c->unmodelled, o->name);
     c->nunmodelled++;
     return 0;
@@ -969,24 +975,14 @@ static const gs_row *find_row(const char *name)
 
 static int unknown_option(const gs_opt *o, base_err *e)
 {
-    const char *best[3] = {NULL, NULL, NULL};
-    int dist[3] = {1 << 30, 1 << 30, 1 << 30};
-    for (size_t i = 0; i < BASE_ARRAY_LEN(gs_known); i++) {
-        int d = base_levenshtein(o->name, gs_known[i]);
-        for (int k = 0; k < 3; k++) {
-            if (d < dist[k]) {
-                for (int m = 2; m > k; m--) {
-                    dist[m] = dist[m - 1];
-                    best[m] = best[m - 1];
-                }
-                dist[k] = d;
-                best[k] = gs_known[i];
-                break;
-            }
-        }
-    }
-    return base_fail(e, BASE_EXIT_INPUT, "%.600s: unknown GPGPU-Sim option '%.100s' "
-                     "(closest: %s, %s, %s)", o->where, o->name, best[0], best[1], best[2]);
+    char near[256];
+    base_nearest n;
+    base_nearest_init(&n, o->name);
+    for (size_t i = 0; i < BASE_ARRAY_LEN(gs_known); i++)
+        base_nearest_add(&n, gs_known[i]);
+    base_nearest_format(&n, near, sizeof near);
+    return base_fail(e, BASE_EXIT_INPUT, "%.600s: unknown GPGPU-Sim option '%.100s' (closest: %s)",
+                     o->where, o->name, near);
 }
 
 /* ---- applying ------------------------------------------------------------------------------ */
@@ -1070,7 +1066,7 @@ int knob_import_gpgpusim_text(knob_cfg *c, const char *name, const char *text, b
 
 int knob_import_gpgpusim(knob_cfg *c, const char *path, base_err *e)
 {
-    char *text = read_text(path, e);
+    char *text = base_read_text(path, e);
     if (!text)
         return -1;
     int rc = knob_import_gpgpusim_text(c, path, text, e);

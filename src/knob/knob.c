@@ -33,53 +33,31 @@ int knob_find(const char *name)
     return -1;
 }
 
-const char *knob_suggest(const char *name)
+const char *knob_suggest(const char *name, char *buf, size_t n)
 {
-    static char out[256];
-    int best[3] = {-1, -1, -1}, dist[3] = {1 << 30, 1 << 30, 1 << 30};
-    for (int i = 0; i < KNOB_COUNT; i++) {
-        int d = base_levenshtein(name, knob_defs[i].name);
-        /* a knob that contains the typed text is a good guess even when long */
-        if (strstr(knob_defs[i].name, name) && strlen(name) >= 3)
-            d = d < 3 ? d : 3;
-        for (int k = 0; k < 3; k++) {
-            if (d < dist[k]) {
-                for (int m = 2; m > k; m--) {
-                    dist[m] = dist[m - 1];
-                    best[m] = best[m - 1];
-                }
-                dist[k] = d;
-                best[k] = i;
-                break;
-            }
-        }
-    }
-    out[0] = 0;
-    for (int k = 0; k < 3 && best[k] >= 0; k++) {
-        if (k)
-            strcat(out, ", ");
-        strncat(out, knob_defs[best[k]].name, sizeof out - strlen(out) - 3);
-    }
-    return out;
+    base_nearest near;
+    base_nearest_init(&near, name);
+    for (int i = 0; i < KNOB_COUNT; i++)
+        base_nearest_add(&near, knob_defs[i].name);
+    base_nearest_format(&near, buf, n);
+    return buf;
 }
 
-const char *knob_enum_name(int id, int index)
+const char *knob_enum_name(int id, int index, char *buf, size_t n)
 {
-    static char buf[8][64];
-    static int slot;
     const char *c = knob_defs[id].choices;
     for (int i = 0; i < index && c; i++) {
         c = strchr(c, '|');
         if (c)
             c++;
     }
-    if (!c)
-        return "?";
+    if (!c || index < 0) {
+        snprintf(buf, n, "?");
+        return buf;
+    }
     const char *end = strchr(c, '|');
-    size_t n = end ? (size_t)(end - c) : strlen(c);
-    char *b = buf[slot++ & 7];
-    snprintf(b, 64, "%.*s", (int)n, c);
-    return b;
+    snprintf(buf, n, "%.*s", (int)(end ? (size_t)(end - c) : strlen(c)), c);
+    return buf;
 }
 
 int knob_enum_index(int id, const char *choice)
@@ -239,9 +217,10 @@ void knob_free(knob_cfg *c)
 int knob_set(knob_cfg *c, const char *name, const char *value, const char *where, base_err *e)
 {
     int id = knob_find(name);
+    char near[256];
     if (id < 0)
         return base_fail(e, BASE_EXIT_INPUT, "%s: unknown knob '%s' (closest: %s)", where, name,
-                         knob_suggest(name));
+                         knob_suggest(name, near, sizeof near));
     const knob_def *d = &knob_defs[id];
     /* parse into a scratch copy so a bad value leaves the old one intact */
     union {
@@ -271,7 +250,7 @@ void knob_format(const knob_cfg *c, int id, char *buf, size_t n)
     case KNOB_T_INT: snprintf(buf, n, "%lld", (long long)*(const int64_t *)f); break;
     case KNOB_T_FLOAT: snprintf(buf, n, "%.17g", *(const double *)f); break;
     case KNOB_T_BOOL: snprintf(buf, n, "%d", *(const int *)f); break;
-    case KNOB_T_ENUM: snprintf(buf, n, "%s", knob_enum_name(id, *(const int *)f)); break;
+    case KNOB_T_ENUM: knob_enum_name(id, *(const int *)f, buf, n); break;
     case KNOB_T_STR: snprintf(buf, n, "%s", f); break;
     case KNOB_T_LIST: {
         const knob_list *l = (const knob_list *)f;

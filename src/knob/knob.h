@@ -86,8 +86,8 @@ void knob_init(knob_cfg *c);
 void knob_free(knob_cfg *c);
 
 int knob_find(const char *name); /* row index or -1 */
-/* Up to 3 closest knob names to `name`, as "a, b, c" (static buffer). */
-const char *knob_suggest(const char *name);
+/* Up to 3 closest knob names to `name`, as "a, b, c", written to buf (returned). */
+const char *knob_suggest(const char *name, char *buf, size_t n);
 
 /* Sets one knob from text. `where` names the source for messages and the echo
  * ("file:line", "--name"). Errors: unknown name (with suggestions), bad or out-of-range
@@ -111,7 +111,8 @@ int knob_validate(const knob_cfg *c, base_err *e);
 
 /* Value of a knob as text (static buffer per call site is not thread-safe: caller buffer). */
 void knob_format(const knob_cfg *c, int id, char *buf, size_t n);
-const char *knob_enum_name(int id, int index);   /* choice text of an ENUM value */
+/* Choice text of an ENUM value, written to buf (returned); "?" for a bad index. */
+const char *knob_enum_name(int id, int index, char *buf, size_t n);
 int knob_enum_index(int id, const char *choice); /* -1 if not a choice */
 
 /* Echo: "# knob name = value  (origin)" lines; JSON: {"name": value, ...}. */

@@ -102,35 +102,12 @@ static int looks_like_gpgpusim(const char *text)
     return 0;
 }
 
-static char *slurp(const char *path, base_err *e)
-{
-    base_rd *r = base_rd_open(path, e);
-    if (!r)
-        return NULL;
-    base_buf b = {0};
-    char *line;
-    size_t len;
-    int rc;
-    while ((rc = base_rd_line(r, &line, &len, e)) == 1) {
-        base_buf_put(&b, line, len);
-        base_buf_putc(&b, '\n');
-    }
-    base_rd_close(r);
-    if (rc < 0) {
-        base_buf_free(&b);
-        return NULL;
-    }
-    if (!b.s)
-        base_buf_puts(&b, "");
-    return b.s;
-}
-
 int knob_load_file(knob_cfg *c, const char *path, base_err *e)
 {
     if (c->depth >= MAX_INCLUDE_DEPTH)
         return base_fail(e, BASE_EXIT_INPUT, "%s: configs nested more than %d deep", path,
                          MAX_INCLUDE_DEPTH);
-    char *text = slurp(path, e);
+    char *text = base_read_text(path, e);
     if (!text)
         return -1;
     c->depth++;
