@@ -205,7 +205,7 @@ TEST(trace_kernel_rejects_bad_headers)
     BAD_K("-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 1\n"
           "-binary version = 100\n#\n", "found 100");
     BAD_K("-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 1\n"
-          "-binary version = 90\n-accelsim tracer version = 6\n#\n", "tracer version' 0..5");
+          "-binary version = 90\n-accelsim tracer version = 7\n#\n", "tracer version' 0..6");
     BAD_K("-grid dim = (196,1)\n", "mem.traceg:1: expected '(x,y,z)' for '-grid dim', found '(196,1)'");
     BAD_K("-grid dim = (0,1,1)\n", "sizes 1..4294967295");
     BAD_K("-grid dim = (4294967296,1,1)\n", "sizes 1..4294967295");
@@ -298,4 +298,65 @@ TEST(trace_cta_buffers_are_reused)
     trace_cta_free(&c);
     trace_kernel_close(k);
     base_buf_free(&b);
+}
+
+/* Tracer v6 (newer Accel-Sim, NVBit 1.8): several destinations, two immediates, NoVal/Val
+ * tails, and cluster lines after "thread block" (FORMATS.md A.4, A.11). */
+TEST(trace_v6_lines_and_cluster_ids)
+{
+    static const char text[] =
+        "-kernel name = k6\n-grid dim = (2,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n"
+        "-nregs = 32\n-binary version = 90\n-nvbit version = 1.8\n"
+        "-accelsim tracer version = 6\n-enable lineinfo = 0\n\n#traces format = ...\n\n"
+        "#BEGIN_TB\nthread block = 0,0,0\ncluster id = 0,0,0\ncluster cta = 0,0,0\n"
+        "cluster rank = 0\nwarp = 0\ninsts = 3\n"
+        "0000 ffffffff 1 R1 MOV 0 0 0 0 NoVal\n"
+        "0010 ffffffff 4 R20 R21 R22 R23 HMMA.16816.F32 3 R20 R24 R26 0 0 0 NoVal\n"
+        "0020 0000000f 1 R4 LDG.E 1 R2 4 1 0x7f0000001000 4 7 -1 Val 0x1 2 0x3 4\n"
+        "#END_TB\n"
+        "#BEGIN_TB\nthread block = 1,0,0\ncluster id = 0,0,0\ncluster cta = 1,0,0\n"
+        "cluster rank = 1\nwarp = 0\ninsts = 1\n0000 ffffffff 0 EXIT 0 0 0 0 NoVal\n#END_TB\n";
+    base_err e = {0};
+    base_rd *r = base_rd_open_mem("v6.traceg", text, sizeof text - 1, &e);
+    trace_kernel *k = trace_kernel_open_rd(r, &e);
+    CHECK(k != NULL);
+    if (!k) {
+        printf("  %s\n", e.msg);
+        return;
+    }
+    trace_cta c = {0};
+    CHECK_EQ(trace_next_cta(k, &c, &e), 1);
+    CHECK_EQ(c.ninsts, 3);
+    CHECK_EQ(c.naddrs, 4);
+    const trace_sinst *hmma = trace_kernel_sinst(k, c.insts[1].sidx);
+    CHECK_EQ(hmma->ndst, 4);
+    CHECK_EQ(trace_next_cta(k, &c, &e), 1);
+    CHECK_EQ(c.id[0], 1);
+    CHECK_EQ(c.cluster_cta[0], 1);
+    CHECK_EQ(c.cluster_rank, 1);
+    CHECK_EQ(trace_next_cta(k, &c, &e), 0);
+    trace_cta_free(&c);
+    trace_kernel_close(k);
+
+    trace_fmt f6 = {6, 0};
+    trace_line l = {0};
+    CHECK_EQ(trace_parse_line(&f6, "0020 00000003 1 R4 LDG.E 1 R2 4 2 0x1000 8 5 9 Val 1 2", strlen("0020 00000003 1 R4 LDG.E 1 R2 4 2 0x1000 8 5 9 Val 1 2"),
+                              &l, "x", 1, &e), 0);
+    CHECK_EQ(l.imm, 5);
+    CHECK_EQ(l.imm2, 9);
+    CHECK_EQ(l.nvals, 2);
+    CHECK(l.addr[1] == 0x1008);
+    CHECK_EQ(trace_parse_line(&f6, "0000 ffffffff 1 R1 MOV 0 0 0 0", strlen("0000 ffffffff 1 R1 MOV 0 0 0 0"), &l, "x.traceg", 7, &e), -1);
+    CHECK_HAS(e.msg, "x.traceg:7: expected 'NoVal' or 'Val'");
+    base_err_clear(&e);
+    CHECK_EQ(trace_parse_line(&f6, "0000 ffffffff 1 R1 MOV 0 0 0 0 Val zz", strlen("0000 ffffffff 1 R1 MOV 0 0 0 0 Val zz"), &l, "x", 1, &e), -1);
+    CHECK_HAS(e.msg, "destination value");
+    trace_line_free(&l);
+}
+
+TEST(trace_tracez_is_named)
+{
+    base_err e = {0};
+    CHECK(trace_kernel_open("/tmp/kernel-1.tracez", &e) == NULL);
+    CHECK_HAS(e.msg, "kernel-1.tracez: the .tracez container");
 }

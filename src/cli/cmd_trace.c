@@ -41,6 +41,7 @@ const cli_cmd cli_cmd_trace = {
     "  trace check PATH   validates every command, header and line; the first problem is\n"
     "                     reported as FILE:LINE and the exit status is 3\n"
     "Kernel files may be plain or xz-compressed (.traceg.xz); compression is detected from\n"
-    "the content. Tracer versions 1-5 and binary versions from Kepler (35) to Hopper (90).",
+    "the content. Tracer versions 0-6 (.traceg text; the v6 .tracez container is not read\n"
+    "yet) and binary versions from Kepler (35) to Hopper (90).",
     OPTS, 0, 1, 2, run,
 };

@@ -60,7 +60,8 @@ trace_space trace_generic_space(uint64_t shmem_base, uint64_t local_base, uint64
 /* ---- one instruction line (A.5, A.6) ---- */
 
 typedef struct trace_fmt {
-    int tracer_version; /* < 3: 4-number CTA/warp prefix; >= 5: trailing immediate */
+    int tracer_version; /* < 3: 4-number CTA/warp prefix; >= 5: trailing immediate;
+                           6: two immediates then "NoVal" or "Val" and destination values */
     int lineinfo;       /* 1: a source line number precedes the PC */
 } trace_fmt;
 
@@ -79,6 +80,8 @@ typedef struct trace_line {
     unsigned naddr;       /* popcount(mask) addresses, or 0 (no block, or mode 1 with mask 0) */
     uint64_t addr[TRACE_WARP_SIZE]; /* addresses of the active lanes, in lane order */
     int64_t imm;          /* tracer version >= 5, else 0 */
+    int64_t imm2;         /* tracer version 6: the second immediate, else 0 */
+    unsigned nvals;       /* tracer version 6: destination values after "Val" (not kept) */
 } trace_line;
 
 /* Parses one instruction line s[0..len) (no newline; need not be NUL-terminated). Strict:
@@ -173,6 +176,7 @@ typedef struct trace_warp {
 typedef struct trace_cta {
     uint64_t index;       /* 0-based position in the file (the reference's CTA order) */
     uint32_t id[3];       /* "thread block = x,y,z" (informational; the reference ignores it) */
+    uint32_t cluster_id[3], cluster_cta[3], cluster_rank; /* tracer v6 cluster lines, else 0 */
     uint64_t line;        /* line of its #BEGIN_TB */
     uint32_t nwarps;      /* warps per CTA (from -block dim); warps[0..nwarps) */
     uint32_t nwarps_seen;
@@ -194,7 +198,7 @@ typedef struct trace_kernel trace_kernel;
 
 /* Opens a kernel file (plain or xz, detected by content) and reads its header. Required:
  * -grid dim, -block dim, -shmem, -nregs, -binary version (a known one, A.9); tracer
- * versions above 5 are rejected. NULL on error. */
+ * versions above 6 are rejected, and .tracez files are named as unsupported. NULL on error. */
 trace_kernel *trace_kernel_open(const char *path, base_err *e);
 /* Same over an open reader, which the kernel owns from now on (closed also on failure). */
 trace_kernel *trace_kernel_open_rd(base_rd *r, base_err *e);

@@ -254,8 +254,46 @@ static void cta_reset(trace_kernel *k, trace_cta *c)
     c->nwarps = k->h.warps_per_cta;
     c->nwarps_seen = 0;
     c->ninsts = c->naddrs = 0;
+    memset(c->cluster_id, 0, sizeof c->cluster_id);
+    memset(c->cluster_cta, 0, sizeof c->cluster_cta);
+    c->cluster_rank = 0;
     base_grow(&c->warps, &c->warps_cap, c->nwarps, sizeof *c->warps);
     memset(c->warps, 0, c->nwarps * sizeof *c->warps);
+}
+
+/* "<key> = x,y,z" on the current line: 1 if it matched, 0 if the line has another key,
+ * -1 on a malformed value. */
+static int read_xyz(trace_kernel *k, const char *key, uint32_t out[3], base_err *e)
+{
+    const char *p = k->line, *end = k->line + k->len;
+    size_t i = strlen(key);
+    if (k->len < i || memcmp(p, key, i) != 0)
+        return 0;
+    while (i < k->len && p[i] == ' ')
+        i++;
+    if (i == k->len || p[i++] != '=')
+        return 0;
+    for (int d = 0; d < 3; d++) {
+        while (p + i < end && p[i] == ' ')
+            i++;
+        size_t s = i;
+        while (p + i < end && p[i] >= '0' && p[i] <= '9')
+            i++;
+        uint64_t v;
+        if (base_parse_u64(p + s, i - s, 10, &v) || v > UINT32_MAX)
+            goto bad;
+        out[d] = (uint32_t)v;
+        if (d < 2 && (p + i == end || p[i++] != ','))
+            goto bad;
+    }
+    while (p + i < end && (p[i] == ' ' || p[i] == '\t'))
+        i++;
+    if (p + i == end)
+        return 1;
+bad:;
+    char what[64];
+    snprintf(what, sizeof what, "'%s = x,y,z'", key);
+    return trace_fail_found(e, base_rd_name(k->r), base_rd_lineno(k->r), what, k->line, k->len);
 }
 
 /* "thread block = x,y,z" */
@@ -266,35 +304,27 @@ static int read_cta_id(trace_kernel *k, trace_cta *c, base_err *e)
         return rc < 0 ? -1
                       : trace_fail(e, "%s:%llu: expected 'thread block = x,y,z', found the end of "
                                    "the file", FILE_LINE(k));
-    const char *p = k->line, *end = k->line + k->len;
-    static const char key[] = "thread block";
-    size_t i = sizeof key - 1;
-    if (k->len < i || memcmp(p, key, i) != 0)
-        goto bad;
-    while (i < k->len && p[i] == ' ')
-        i++;
-    if (i == k->len || p[i++] != '=')
-        goto bad;
-    for (int d = 0; d < 3; d++) {
-        while (p + i < end && p[i] == ' ')
-            i++;
-        size_t s = i;
-        while (p + i < end && p[i] >= '0' && p[i] <= '9')
-            i++;
+    rc = read_xyz(k, "thread block", c->id, e);
+    if (rc == 0)
+        return trace_fail_found(e, base_rd_name(k->r), base_rd_lineno(k->r),
+                                "'thread block = x,y,z'", k->line, k->len);
+    return rc < 0 ? -1 : 0;
+}
+
+/* Tracer v6 (Hopper thread-block clusters) adds "cluster id = x,y,z", "cluster cta = x,y,z"
+ * and "cluster rank = n" after the thread block line: 1 if the line was one, 0 if not. */
+static int read_cluster_line(trace_kernel *k, trace_cta *c, base_err *e)
+{
+    int rc = read_xyz(k, "cluster id", c->cluster_id, e);
+    if (rc == 0)
+        rc = read_xyz(k, "cluster cta", c->cluster_cta, e);
+    if (rc == 0) {
         uint64_t v;
-        if (base_parse_u64(p + s, i - s, 10, &v) || v > UINT32_MAX)
-            goto bad;
-        c->id[d] = (uint32_t)v;
-        if (d < 2 && (p + i == end || p[i++] != ','))
-            goto bad;
+        rc = trace_k_keynum(k, "cluster rank", UINT32_MAX, &v, e);
+        if (rc > 0)
+            c->cluster_rank = (uint32_t)v;
     }
-    while (p + i < end && (p[i] == ' ' || p[i] == '\t'))
-        i++;
-    if (p + i == end)
-        return 0;
-bad:
-    return trace_fail_found(e, base_rd_name(k->r), base_rd_lineno(k->r),
-                            "'thread block = x,y,z'", k->line, k->len);
+    return rc;
 }
 
 static int is_word(const trace_kernel *k, const char *w)
@@ -317,6 +347,12 @@ static int read_warps(trace_kernel *k, trace_cta *c, base_err *e)
                               (unsigned long long)c->line);
         if (is_word(k, "#END_TB"))
             return 0;
+        rc = read_cluster_line(k, c, e);
+        if (rc != 0) {
+            if (rc < 0)
+                return -1;
+            continue;
+        }
         uint64_t w;
         rc = trace_k_keynum(k, "warp", UINT32_MAX, &w, e);
         if (rc < 0)

@@ -228,8 +228,8 @@ static int header_finish(trace_kernel *k, unsigned req, base_err *e)
     if (t->family < 0)
         return trace_fail(e, "%s: expected a known '-binary version' (30..37, 50..62, 70, 72, 75, "
                           "80, 86, 87, 89, 90), found %d", file, t->binary_version);
-    if (t->tracer_version > 5)
-        return trace_fail(e, "%s: expected '-accelsim tracer version' 0..5, found %d (newer "
+    if (t->tracer_version > 6)
+        return trace_fail(e, "%s: expected '-accelsim tracer version' 0..6, found %d (newer "
                           "formats are not supported)", file, t->tracer_version);
     uint64_t threads = (uint64_t)t->block[0] * t->block[1] * t->block[2];
     if (t->block[0] > TRACE_MAX_CTA_THREADS || t->block[1] > TRACE_MAX_CTA_THREADS ||
@@ -291,8 +291,21 @@ trace_kernel *trace_kernel_open_rd(base_rd *r, base_err *e)
     return k;
 }
 
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
 trace_kernel *trace_kernel_open(const char *path, base_err *e)
 {
+    /* The v6 zstd container is binary; name it rather than report a NUL byte. */
+    if (ends_with(path, ".tracez")) {
+        trace_fail(e, "%s: the .tracez container (Accel-Sim tracer v6) is not supported yet; "
+                   "expected a .traceg or .traceg.xz file (the post-processor's --text option "
+                   "writes .traceg)", path);
+        return NULL;
+    }
     base_rd *r = base_rd_open(path, e);
     return r ? trace_kernel_open_rd(r, e) : NULL;
 }

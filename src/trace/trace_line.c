@@ -241,6 +241,30 @@ static int get_imm(cursor *c, trace_line *l)
     return expected(c, "a decimal immediate", s, n);
 }
 
+/* Tracer v6 tail: "<imm2> NoVal" or "<imm2> Val <v>..." (destination values, decimal or hex;
+ * counted, not kept: nothing in lockstep uses values yet). */
+static int get_v6_tail(cursor *c, trace_line *l)
+{
+    const char *s = NULL;
+    size_t n = 0;
+    int64_t imm = l->imm;
+    if (get_imm(c, l))
+        return -1;
+    l->imm2 = l->imm;
+    l->imm = imm;
+    if (!tok(c, &s, &n) || !((n == 5 && !memcmp(s, "NoVal", 5)) || (n == 3 && !memcmp(s, "Val", 3))))
+        return expected(c, "'NoVal' or 'Val' (tracer version 6)", s, n);
+    if (n == 5)
+        return 0;
+    uint64_t v;
+    while (tok(c, &s, &n)) {
+        if (parse_dec(s, n, &v) && parse_hex(s, n, &v))
+            return expected(c, "a destination value (decimal or hex)", s, n);
+        l->nvals++;
+    }
+    return 0;
+}
+
 static int get_body(cursor *c, trace_line *l)
 {
     uint64_t v;
@@ -275,7 +299,8 @@ int trace_parse_line(const trace_fmt *fmt, const char *s, size_t len, trace_line
 {
     cursor c = {s, s + len, file, lineno, e};
     l->line_num = 0;
-    l->imm = 0;
+    l->imm = l->imm2 = 0;
+    l->nvals = 0;
     l->naddr = 0;
     l->addr_mode = -1;
     if (get_prefix(&c, fmt, l) || get_body(&c, l))
@@ -283,6 +308,8 @@ int trace_parse_line(const trace_fmt *fmt, const char *s, size_t len, trace_line
     if (l->mem_width > 0 && get_addrs(&c, l))
         return -1;
     if (fmt->tracer_version >= 5 && get_imm(&c, l))
+        return -1;
+    if (fmt->tracer_version >= 6 && get_v6_tail(&c, l))
         return -1;
     const char *t = NULL;
     size_t n = 0;
