@@ -103,6 +103,12 @@ void base_json_i64(base_json *j, int64_t v);
 void base_json_double(base_json *j, double v);  /* non-finite values are written as null */
 void base_json_bool(base_json *j, int v);
 void base_json_null(base_json *j);
+/* "key": value members, for the common case of an object field. */
+void base_json_kv_str(base_json *j, const char *k, const char *v);
+void base_json_kv_u64(base_json *j, const char *k, uint64_t v);
+void base_json_kv_i64(base_json *j, const char *k, int64_t v);
+void base_json_kv_double(base_json *j, const char *k, double v);
+void base_json_kv_bool(base_json *j, const char *k, int v);
 
 #define BASE_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -181,3 +181,33 @@ void base_json_null(base_json *j)
     pre_value(j);
     fputs("null", j->f);
 }
+
+void base_json_kv_str(base_json *j, const char *k, const char *v)
+{
+    base_json_key(j, k);
+    base_json_str(j, v);
+}
+
+void base_json_kv_u64(base_json *j, const char *k, uint64_t v)
+{
+    base_json_key(j, k);
+    base_json_u64(j, v);
+}
+
+void base_json_kv_i64(base_json *j, const char *k, int64_t v)
+{
+    base_json_key(j, k);
+    base_json_i64(j, v);
+}
+
+void base_json_kv_double(base_json *j, const char *k, double v)
+{
+    base_json_key(j, k);
+    base_json_double(j, v);
+}
+
+void base_json_kv_bool(base_json *j, const char *k, int v)
+{
+    base_json_key(j, k);
+    base_json_bool(j, v);
+}

@@ -96,20 +96,16 @@ static void write_json(FILE *f, cli_args *a, kernel_result *res, int n, const st
     base_json j;
     base_json_init(&j, f);
     base_json_obj_begin(&j);
-    base_json_key(&j, "lockstep_version");
-    base_json_str(&j, LOCKSTEP_VERSION);
-    base_json_key(&j, "timing_model");
-    base_json_str(&j, "not implemented yet: no cycle statistics");
+    base_json_kv_str(&j, "lockstep_version", LOCKSTEP_VERSION);
+    base_json_kv_str(&j, "timing_model", "not implemented yet: no cycle statistics");
     base_json_key(&j, "knobs");
     knob_echo_json(&j, &a->knobs);
     base_json_key(&j, "kernels");
     base_json_arr_begin(&j);
     for (int i = 0; i < n; i++) {
         base_json_obj_begin(&j);
-        base_json_key(&j, "name");
-        base_json_str(&j, res[i].h.name);
-        base_json_key(&j, "file");
-        base_json_str(&j, res[i].path);
+        base_json_kv_str(&j, "name", res[i].h.name);
+        base_json_kv_str(&j, "file", res[i].path);
         base_json_key(&j, "occupancy");
         cta_occupancy_json(&j, &a->knobs.v, res[i].h.threads_per_cta, res[i].h.nregs,
                            (int64_t)res[i].h.shmem, &res[i].occ);

@@ -67,22 +67,14 @@ void cta_occupancy_json(base_json *j, const knobs *k, int64_t threads, int64_t r
                         int64_t smem, const cta_occupancy *o)
 {
     base_json_obj_begin(j);
-    base_json_key(j, "mode");
-    base_json_str(j, k->occupancy_mode ? "cuda" : "gpgpusim");
-    base_json_key(j, "threads");
-    base_json_i64(j, threads);
-    base_json_key(j, "regs");
-    base_json_i64(j, regs);
-    base_json_key(j, "smem");
-    base_json_i64(j, smem);
-    base_json_key(j, "ctas_per_sm");
-    base_json_i64(j, o->ctas);
-    base_json_key(j, "warps_per_sm");
-    base_json_i64(j, o->warps_resident);
-    base_json_key(j, "occupancy");
-    base_json_double(j, o->occupancy);
-    base_json_key(j, "forced");
-    base_json_bool(j, o->forced);
+    base_json_kv_str(j, "mode", k->occupancy_mode ? "cuda" : "gpgpusim");
+    base_json_kv_i64(j, "threads", threads);
+    base_json_kv_i64(j, "regs", regs);
+    base_json_kv_i64(j, "smem", smem);
+    base_json_kv_i64(j, "ctas_per_sm", o->ctas);
+    base_json_kv_i64(j, "warps_per_sm", o->warps_resident);
+    base_json_kv_double(j, "occupancy", o->occupancy);
+    base_json_kv_bool(j, "forced", o->forced);
     base_json_key(j, "limits");
     base_json_obj_begin(j);
     for (int i = 0; i < CTA_NLIMITS; i++) {
@@ -99,11 +91,8 @@ void cta_occupancy_json(base_json *j, const knobs *k, int64_t threads, int64_t r
         if (o->binding & (1u << i))
             base_json_str(j, cta_limit_name(i));
     base_json_arr_end(j);
-    base_json_key(j, "smem_per_cta_alloc");
-    base_json_i64(j, o->smem_per_cta_alloc);
-    base_json_key(j, "regs_per_cta_alloc");
-    base_json_i64(j, o->regs_per_cta_alloc);
-    base_json_key(j, "carveout_kb");
-    base_json_i64(j, o->carveout_kb);
+    base_json_kv_i64(j, "smem_per_cta_alloc", o->smem_per_cta_alloc);
+    base_json_kv_i64(j, "regs_per_cta_alloc", o->regs_per_cta_alloc);
+    base_json_kv_i64(j, "carveout_kb", o->carveout_kb);
     base_json_obj_end(j);
 }

@@ -303,32 +303,20 @@ static void json_kernel(base_json *j, const kernel_result *r)
 {
     const trace_header *h = &r->h;
     base_json_obj_begin(j);
-    base_json_key(j, "file");
-    base_json_str(j, r->file);
-    base_json_key(j, "name");
-    base_json_str(j, h->name);
-    base_json_key(j, "kernel_id");
-    base_json_i64(j, h->kernel_id);
+    base_json_kv_str(j, "file", r->file);
+    base_json_kv_str(j, "name", h->name);
+    base_json_kv_i64(j, "kernel_id", h->kernel_id);
     json_dim3(j, "grid", h->grid);
     json_dim3(j, "block", h->block);
-    base_json_key(j, "nregs");
-    base_json_u64(j, h->nregs);
-    base_json_key(j, "shmem");
-    base_json_u64(j, h->shmem);
-    base_json_key(j, "binary_version");
-    base_json_i64(j, h->binary_version);
-    base_json_key(j, "family");
-    base_json_str(j, isa_family_name(h->family));
-    base_json_key(j, "binary_version_in_reference");
-    base_json_bool(j, isa_version_in_reference(h->binary_version));
-    base_json_key(j, "tracer_version");
-    base_json_i64(j, h->tracer_version);
-    base_json_key(j, "lineinfo");
-    base_json_i64(j, h->lineinfo);
-    base_json_key(j, "nvbit_version");
-    base_json_str(j, h->nvbit_version);
-    base_json_key(j, "cuda_stream_id");
-    base_json_u64(j, h->stream_id);
+    base_json_kv_u64(j, "nregs", h->nregs);
+    base_json_kv_u64(j, "shmem", h->shmem);
+    base_json_kv_i64(j, "binary_version", h->binary_version);
+    base_json_kv_str(j, "family", isa_family_name(h->family));
+    base_json_kv_bool(j, "binary_version_in_reference", isa_version_in_reference(h->binary_version));
+    base_json_kv_i64(j, "tracer_version", h->tracer_version);
+    base_json_kv_i64(j, "lineinfo", h->lineinfo);
+    base_json_kv_str(j, "nvbit_version", h->nvbit_version);
+    base_json_kv_u64(j, "cuda_stream_id", h->stream_id);
     base_json_key(j, "stats");
     base_json_obj_begin(j);
     stat_write_json(j, &r->b);
@@ -344,17 +332,12 @@ static void json_commands(base_json *j, const trace_list *l)
     for (size_t i = 0; i < l->ncmds; i++) {
         const trace_cmd *c = &l->cmds[i];
         base_json_obj_begin(j);
-        base_json_key(j, "line");
-        base_json_u64(j, c->line);
-        base_json_key(j, "kind");
-        base_json_str(j, kinds[c->kind]);
-        base_json_key(j, "text");
-        base_json_str(j, c->text);
+        base_json_kv_u64(j, "line", c->line);
+        base_json_kv_str(j, "kind", kinds[c->kind]);
+        base_json_kv_str(j, "text", c->text);
         if (c->kind == TRACE_CMD_MEMCPY) {
-            base_json_key(j, "addr");
-            base_json_u64(j, c->addr);
-            base_json_key(j, "bytes");
-            base_json_u64(j, c->bytes);
+            base_json_kv_u64(j, "addr", c->addr);
+            base_json_kv_u64(j, "bytes", c->bytes);
         }
         base_json_obj_end(j);
     }
