@@ -31,8 +31,12 @@ DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
 .PHONY: all run check asan fuzz docs deps clean
 all: $(BUILD)/lockstep
 
-deps:
+# Checked once per build directory, before anything compiles (also under make -j).
+DEPS_OK  = $(BUILD)/.deps-ok
+deps: $(DEPS_OK)
+$(DEPS_OK): tools/deps.sh
 	@sh tools/deps.sh
+	@mkdir -p $(dir $@) && touch $@
 
 $(BUILD)/liblockstep.a: $(LIB_OBJ)
 	@rm -f $@
@@ -44,7 +48,7 @@ $(BUILD)/lockstep: $(CLI_OBJ) $(BUILD)/liblockstep.a
 $(BUILD)/tests: $(TEST_OBJ) $(BUILD)/liblockstep.a
 	$(CC) $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/obj/%.o: %.c | $(BUILD)/gen/presets.c
+$(BUILD)/obj/%.o: %.c | $(BUILD)/gen/presets.c $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -MMD -MP -c -o $@ $<
 
@@ -57,7 +61,7 @@ $(BUILD)/gen/presets.c: $(BUILD)/tools/embed $(PRESETS)
 	@mkdir -p $(dir $@)
 	$(BUILD)/tools/embed $@ $(PRESETS)
 
-$(BUILD)/gen/presets.o: $(BUILD)/gen/presets.c
+$(BUILD)/gen/presets.o: $(BUILD)/gen/presets.c | $(DEPS_OK)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
 run: deps $(BUILD)/lockstep

@@ -48,8 +48,8 @@ TEST(stat_layout_reduce_and_write)
         stat_inc(&units[i], s.slot[2], 20);                            /* cycles */
     }
     stat_block_init(&total, &s);
-    for (int i = 0; i < 3; i++) /* reduced in unit-index order */
-        stat_block_add(&total, &units[i]);
+    stat_inc(&total, s.slot[0], 999); /* stale contents are replaced, not added to */
+    stat_reduce(&total, units, 3);
     CHECK_EQ(stat_get(&total, "insts"), 60);
     CHECK_EQ(stat_get(&total, "mix"), 3);
     CHECK_EQ(stat_get(&total, "cycles"), 60);

@@ -76,6 +76,13 @@ void stat_block_add(stat_block *dst, const stat_block *src)
         dst->v[i] += src->v[i];
 }
 
+void stat_reduce(stat_block *dst, const stat_block *units, size_t n)
+{
+    stat_block_zero(dst);
+    for (size_t i = 0; i < n; i++)
+        stat_block_add(dst, &units[i]);
+}
+
 uint64_t stat_get(const stat_block *b, const char *name)
 {
     int i = stat_find(b->set, name);

@@ -51,6 +51,8 @@ void stat_block_init(stat_block *b, const stat_set *s);
 void stat_block_free(stat_block *b);
 void stat_block_zero(stat_block *b);
 void stat_block_add(stat_block *dst, const stat_block *src); /* dst += src, slot by slot */
+/* dst = sum of units[0..n) in index order: the one way per-unit blocks become totals. */
+void stat_reduce(stat_block *dst, const stat_block *units, size_t n);
 
 static inline void stat_inc(stat_block *b, int slot, uint64_t n) { b->v[slot] += n; }
 uint64_t stat_get(const stat_block *b, const char *name); /* counter value or DIST total */
