@@ -145,40 +145,13 @@ void base_buf_free(base_buf *b)
     b->len = b->cap = 0;
 }
 
-static int digit_val(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return 99;
-}
-
 /* base 16 accepts an optional 0x prefix; base 0 means "0x" -> 16, else 10. */
 int base_parse_u64(const char *s, size_t n, int base, uint64_t *out)
 {
-    if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && (base == 16 || base == 0)) {
-        s += 2;
-        n -= 2;
-        base = 16;
-    }
-    if (base == 0)
-        base = 10;
-    if (n == 0)
-        return -1;
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; i++) {
-        int d = digit_val(s[i]);
-        if (d >= base)
-            return -1;
-        if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
-            return -1;
-        v = v * (uint64_t)base + (uint64_t)d;
-    }
-    *out = v;
-    return 0;
+    int hex = base == 16 || (base == 0 && n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'));
+    if (!hex && base != 10 && base != 0)
+        base_panic("base_parse_u64: base %d is not supported", base);
+    return hex ? base_parse_hex_u64(s, n, out) : base_parse_dec_u64(s, n, out);
 }
 
 int base_parse_i64(const char *s, size_t n, int base, int64_t *out)

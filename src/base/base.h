@@ -55,6 +55,45 @@ void base_buf_free(base_buf *b);
 /* Strict number parsing of a whole string: no sign where unsigned, no trailing junk,
  * overflow is an error. Return 0 on success, -1 otherwise (no message: callers add context). */
 int base_parse_u64(const char *s, size_t n, int base, uint64_t *out);
+
+/* The decimal and hex cases of base_parse_u64, inline because the trace reader parses
+ * several numbers per instruction line with them. Hex takes an optional 0x prefix. */
+static inline int base_parse_dec_u64(const char *s, size_t n, uint64_t *out)
+{
+    uint64_t v = 0;
+    if (n == 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (d > 9 || __builtin_mul_overflow(v, 10u, &v) || __builtin_add_overflow(v, d, &v))
+            return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static inline int base_parse_hex_u64(const char *s, size_t n, uint64_t *out)
+{
+    if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        s += 2;
+        n -= 2;
+    }
+    if (n == 0)
+        return -1;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        unsigned d = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
+                     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+                     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
+                                            : 16u;
+        if (d > 15 || v > (UINT64_MAX >> 4))
+            return -1;
+        v = (v << 4) | d;
+    }
+    *out = v;
+    return 0;
+}
 int base_parse_i64(const char *s, size_t n, int base, int64_t *out);
 int base_parse_double(const char *s, size_t n, double *out);
 

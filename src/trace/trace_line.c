@@ -34,51 +34,9 @@ static int expected(cursor *c, const char *what, const char *s, size_t n)
     return trace_fail_found(c->e, c->file, c->lineno, what, s, n);
 }
 
-static int hex_digit(char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
-}
-
-/* Hex with optional 0x, any width (leading zeros allowed), no overflow. */
-static int parse_hex(const char *s, size_t n, uint64_t *out)
-{
-    if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-        s += 2;
-        n -= 2;
-    }
-    if (n == 0)
-        return -1;
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; i++) {
-        int d = hex_digit(s[i]);
-        if (d < 0 || v > (UINT64_MAX >> 4))
-            return -1;
-        v = (v << 4) | (uint64_t)d;
-    }
-    *out = v;
-    return 0;
-}
-
-static int parse_dec(const char *s, size_t n, uint64_t *out)
-{
-    if (n == 0)
-        return -1;
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned d = (unsigned)(s[i] - '0');
-        if (d > 9 || v > (UINT64_MAX - d) / 10)
-            return -1;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return 0;
-}
+/* Hex with optional 0x, any width; decimal; both strict, overflow is an error. */
+static int parse_hex(const char *s, size_t n, uint64_t *out) { return base_parse_hex_u64(s, n, out); }
+static int parse_dec(const char *s, size_t n, uint64_t *out) { return base_parse_dec_u64(s, n, out); }
 
 static int parse_sdec(const char *s, size_t n, int64_t *out)
 {
