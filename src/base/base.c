@@ -94,6 +94,16 @@ static char *vsprintf_alloc(const char *fmt, va_list ap, size_t *len)
     return s;
 }
 
+char *base_trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1]))
+        s[--n] = 0;
+    return s;
+}
+
 char *base_sprintf(const char *fmt, ...)
 {
     va_list ap;

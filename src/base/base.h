@@ -52,6 +52,9 @@ void base_buf_put(base_buf *b, const char *s, size_t n);
 void base_buf_printf(base_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void base_buf_free(base_buf *b);
 
+/* Strips leading and trailing whitespace in place; returns the first non-blank character. */
+char *base_trim(char *s);
+
 /* Strict number parsing of a whole string: no sign where unsigned, no trailing junk,
  * overflow is an error. Return 0 on success, -1 otherwise (no message: callers add context). */
 int base_parse_u64(const char *s, size_t n, int base, uint64_t *out);

@@ -346,16 +346,6 @@ static int bad(const gs_opt *o, base_err *e, const char *expected)
                      o->value, expected);
 }
 
-static char *trim(char *s)
-{
-    while (is_space(*s))
-        s++;
-    size_t n = strlen(s);
-    while (n && is_space(s[n - 1]))
-        s[--n] = 0;
-    return s;
-}
-
 /* Copies item k (0-based) of a `sep`-separated list into buf; returns the item count. */
 static int split(const char *s, char sep, char items[][64], int max)
 {
@@ -370,7 +360,7 @@ static int split(const char *s, char sep, char items[][64], int max)
             items[n][k] = 0;
             if (len > 63)
                 items[n][0] = '\1';  /* too long: never a valid number or name */
-            char *tr = trim(items[n]);
+            char *tr = base_trim(items[n]);
             memmove(items[n], tr, strlen(tr) + 1);
         }
         n++;
@@ -732,7 +722,7 @@ static int dram_named(const gs_opt *o, char val[][64], base_err *e)
         int k = -1;
         if (eq) {
             *eq = 0;
-            char *key = trim(items[i]);
+            char *key = base_trim(items[i]);
             for (int j = 0; j < GS_NDRAM; j++)
                 if (!strcmp(key, gs_dram[j].key))
                     k = j;
@@ -740,7 +730,7 @@ static int dram_named(const gs_opt *o, char val[][64], base_err *e)
         if (k < 0)
             return bad(o, e, "key=value fields with keys nbk CCD RRD RCD RAS RP RC CL WL "
                        "CDLR WR nbkgrp CCDL RTPL");
-        snprintf(val[k], 64, "%s", trim(eq + 1));
+        snprintf(val[k], 64, "%s", base_trim(eq + 1));
     }
     for (int i = 0; i < GS_NDRAM; i++)
         if (!val[i][0]) {

@@ -4,21 +4,10 @@
 
 #include "../base/rd.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_INCLUDE_DEPTH 8
-
-static char *trim(char *s)
-{
-    while (isspace((unsigned char)*s))
-        s++;
-    size_t n = strlen(s);
-    while (n && isspace((unsigned char)s[n - 1]))
-        s[--n] = 0;
-    return s;
-}
 
 /* Cuts a '#' comment that is outside double quotes, then removes the quotes of a value
  * written as "...". Returns -1 on an unterminated quote. */
@@ -36,7 +25,7 @@ static int strip_comment_and_quotes(char **value)
     }
     if (inq)
         return -1;
-    v = trim(v);
+    v = base_trim(v);
     size_t n = strlen(v);
     if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
         v[n - 1] = 0;
@@ -51,7 +40,7 @@ static int params_line(knob_cfg *c, const char *file, uint64_t lineno, char *lin
 {
     char where[600];
     snprintf(where, sizeof where, "%s:%llu", file, (unsigned long long)lineno);
-    char *s = trim(line);
+    char *s = base_trim(line);
     if (!*s || *s == '#')
         return 0;
     char *eq = strchr(s, '=');
@@ -59,7 +48,7 @@ static int params_line(knob_cfg *c, const char *file, uint64_t lineno, char *lin
         return base_fail(e, BASE_EXIT_INPUT, "%s: expected 'name = value', found '%.80s'",
                          where, s);
     *eq = 0;
-    char *name = trim(s), *value = eq + 1;
+    char *name = base_trim(s), *value = eq + 1;
     if (strip_comment_and_quotes(&value))
         return base_fail(e, BASE_EXIT_INPUT, "%s: unterminated quote in the value of %s", where,
                          name);
