@@ -335,9 +335,19 @@ struct gs_row {
     const char *gdef;  /* GPGPU-Sim's default value; NULL: not applied */
 };
 
+/* Every knob the importer sets goes through here, so later imports know one came first. */
+static int gs_set(knob_cfg *c, const char *knob, const char *value, const char *where,
+                  base_err *e)
+{
+    if (knob_set(c, knob, value, where, e))
+        return -1;
+    c->gpgpusim_set = 1;
+    return 0;
+}
+
 static int set1(knob_cfg *c, const char *knob, const char *value, const gs_opt *o, base_err *e)
 {
-    return knob_set(c, knob, value, o->where, e);
+    return gs_set(c, knob, value, o->where, e);
 }
 
 static int bad(const gs_opt *o, base_err *e, const char *expected)
@@ -513,9 +523,9 @@ static int h_tensor(knob_cfg *c, const gs_row *r, const gs_opt *o, gs_state *st,
 static int tensor_resolve(knob_cfg *c, const gs_state *st, base_err *e)
 {
     if (st->tensor_avail == 0)
-        return knob_set(c, "units_tensor", "0", st->avail_where, e);
+        return gs_set(c, "units_tensor", "0", st->avail_where, e);
     if (st->tensor_units[0])
-        return knob_set(c, "units_tensor", st->tensor_units, st->units_where, e);
+        return gs_set(c, "units_tensor", st->tensor_units, st->units_where, e);
     return 0;
 }
 
@@ -977,16 +987,6 @@ static int unknown_option(const gs_opt *o, base_err *e)
 
 /* ---- applying ------------------------------------------------------------------------------ */
 
-/* True once any knob came from a GPGPU-Sim config or its defaults. */
-static int has_gpgpusim_origin(const knob_cfg *c)
-{
-    for (int i = 0; i < KNOB_COUNT; i++)
-        if (c->origin[i] && (strstr(c->origin[i], " (-") ||
-                             strncmp(c->origin[i], "GPGPU-Sim default", 17) == 0))
-            return 1;
-    return 0;
-}
-
 static int apply_defaults(knob_cfg *c, const char *top, gs_state *st, base_err *e)
 {
     for (size_t i = 0; i < BASE_ARRAY_LEN(gs_map); i++) {
@@ -1009,7 +1009,7 @@ static int apply_defaults(knob_cfg *c, const char *top, gs_state *st, base_err *
         char name[KNOB_STR_MAX], where[700];
         snprintf(name, sizeof name, "%s", base);
         snprintf(where, sizeof where, "%.600s (directory name)", top);
-        if (name[0] && knob_set(c, "gpu_name", name, where, e)) {
+        if (name[0] && gs_set(c, "gpu_name", name, where, e)) {
             free(dir);
             return -1;
         }
@@ -1031,7 +1031,7 @@ static int apply_all(knob_cfg *c, const char *top, const gs_list *l, base_err *e
     gs_state st;
     memset(&st, 0, sizeof st);
     st.tensor_avail = -1;
-    if (describes_whole_gpu(l) && !has_gpgpusim_origin(c) && apply_defaults(c, top, &st, e))
+    if (describes_whole_gpu(l) && !c->gpgpusim_set && apply_defaults(c, top, &st, e))
         return -1;
     for (size_t i = 0; i < l->n; i++) {
         const gs_opt *o = &l->v[i];

@@ -79,6 +79,7 @@ typedef struct knob_cfg {
     base_buf unmodelled;        /* imported options lockstep does not model, comma-separated */
     int nunmodelled;
     int depth;                  /* nesting of preset/config includes */
+    int gpgpusim_set;           /* a GPGPU-Sim config (or its defaults) has set a knob */
 } knob_cfg;
 
 /* Built-in defaults. Never fails (the defaults are checked by a unit test). */
