@@ -15,7 +15,7 @@ CFLAGS  ?=
 SAN     ?=
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 ALLCFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -g $(OPT) $(WARN) $(SAN) -Isrc -I$(BUILD)/gen $(CFLAGS)
-LDLIBS   = -llzma -lm
+LDLIBS   = -llzma -lz -lm
 
 LIB_SRC  = $(filter-out src/cli/%,$(wildcard src/*/*.c))
 CLI_SRC  = $(wildcard src/cli/*.c)

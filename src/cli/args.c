@@ -131,7 +131,14 @@ static int parse_option(const cli_cmd *cmd, int argc, char **argv, int *i, cli_a
     int is_file = cmd->knobs && (!strcmp(name, "preset") || !strcmp(name, "config"));
     int needs = oi >= 0 ? cmd->opts[oi].takes_value : (is_file || kid >= 0);
     int isb = oi < 0 && kid >= 0 && knob_defs[kid].type == KNOB_T_BOOL;
-    *i += take_option(argv, *i, argc, needs, isb, name, sizeof name, &value);
+    int extra = oi < 0 && !is_file && kid < 0 && cmd->extra_opts;
+    *i += take_option(argv, *i, argc, needs || extra, isb, name, sizeof name, &value);
+    if (extra) {
+        if (!value)
+            return cli_usage_error(cmd, "option --%s needs a value", name);
+        a->extra[a->nextra++] = (cli_extra){base_strdup(name), value};
+        return 0;
+    }
     if (oi < 0 && !is_file && kid < 0)
         return cli_usage_error(cmd, "unknown option --%s (closest: %s)", name,
                                suggest(cmd, name, near, sizeof near));
@@ -174,6 +181,7 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_args *a)
     a->argc = argc;
     a->argv = argv;
     a->pos = base_calloc((size_t)argc + 1, sizeof *a->pos);
+    a->extra = base_calloc((size_t)argc + 1, sizeof *a->extra);
     parse_state ps = {base_calloc((size_t)argc + 1, sizeof(pending)),
                       base_calloc((size_t)argc + 1, sizeof(pending)), 0, 0};
     int rc = 0, only_pos = 0;
@@ -199,6 +207,9 @@ void cli_args_free(cli_args *a)
 {
     if (a->cmd && a->cmd->knobs && a->knobs.origin[0])
         knob_free(&a->knobs);
+    for (int i = 0; i < a->nextra; i++)
+        free((char *)a->extra[i].name);
+    free(a->extra);
     free(a->pos);
 }
 

@@ -29,7 +29,12 @@ typedef struct cli_cmd {
     int knobs;              /* accepts --preset/--config/--knob=value */
     int min_pos, max_pos;   /* positional arguments */
     int (*run)(struct cli_args *a);
+    int extra_opts;         /* 1: unknown --name=value options are kept in cli_args.extra */
 } cli_cmd;
+
+typedef struct cli_extra {
+    const char *name, *value;
+} cli_extra;
 
 typedef struct cli_args {
     const cli_cmd *cmd;
@@ -37,6 +42,8 @@ typedef struct cli_args {
     char **pos;
     int npos;
     knob_cfg knobs;         /* resolved when cmd->knobs */
+    cli_extra *extra;       /* unknown options, in order (cmd->extra_opts only) */
+    int nextra;
     int argc;
     char **argv;            /* the full command line, for the echo */
 } cli_args;
@@ -58,6 +65,7 @@ void cli_echo_header(FILE *f, const cli_args *a);
 /* Prints the one warning line about imported options lockstep does not model, if any. */
 void cli_warn_unmodelled(const knob_cfg *c);
 
-extern const cli_cmd cli_cmd_run, cli_cmd_occupancy, cli_cmd_trace, cli_cmd_config;
+extern const cli_cmd cli_cmd_run, cli_cmd_occupancy, cli_cmd_trace, cli_cmd_config,
+    cli_cmd_synth;
 
 #endif

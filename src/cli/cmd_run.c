@@ -193,5 +193,5 @@ const cli_cmd cli_cmd_run = {
     "TRACE is an Accel-Sim trace directory, its kernelslist.g, or one kernel file. The timing\n"
     "model is not implemented yet: a run resolves and echoes the GPU configuration, reads and\n"
     "validates every kernel, computes each kernel's occupancy and reports trace statistics.",
-    OPTS, 1, 0, 1, run,
+    OPTS, 1, 0, 1, run, 0,
 };

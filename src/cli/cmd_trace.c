@@ -43,5 +43,5 @@ const cli_cmd cli_cmd_trace = {
     "Kernel files may be plain or xz-compressed (.traceg.xz); compression is detected from\n"
     "the content. Tracer versions 0-6 (.traceg text; the v6 .tracez container is not read\n"
     "yet) and binary versions from Kepler (35) to Hopper (90).",
-    OPTS, 0, 1, 2, run,
+    OPTS, 0, 1, 2, run, 0,
 };

@@ -4,7 +4,7 @@
 #include <string.h>
 
 static const cli_cmd *const COMMANDS[] = {&cli_cmd_run, &cli_cmd_occupancy, &cli_cmd_trace,
-                                          &cli_cmd_config};
+                                          &cli_cmd_synth, &cli_cmd_config};
 
 static void usage(FILE *f)
 {

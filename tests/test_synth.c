@@ -1,0 +1,284 @@
+/* synth: the framework (parameters, writer, determinism, CLI) and the streaming workloads,
+ * checked against counts computed by hand and against a real nvcc trace. */
+#include "test.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "base/base.h"
+#include "synth_util.h"
+#include "trace/trace.h"
+#include "trace/write.h"
+
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    base_buf b = {0};
+    char tmp[65536];
+    size_t got;
+    while ((got = fread(tmp, 1, sizeof tmp, f)) > 0)
+        base_buf_put(&b, tmp, got);
+    fclose(f);
+    if (n)
+        *n = b.len;
+    return b.s ? b.s : base_strdup("");
+}
+
+static int same_file(const char *a, const char *b)
+{
+    size_t na, nb;
+    char *x = slurp(a, &na), *y = slurp(b, &nb);
+    int same = x && y && na == nb && memcmp(x, y, na) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+TEST(synth_format_line_address_modes)
+{
+    uint64_t a[32] = {0};
+    for (int i = 0; i < 32; i++)
+        a[i] = 0x7f0000001000ull + 4u * (unsigned)i;
+    base_buf b = {0};
+    trace_wline l = {0x90, 0xffffffffu, 1, 0, 4, {2, 0, 0, 0, 0}, "LDG.E", 4, a, 0};
+    l.nsrc = 1;
+    trace_format_line(&b, &l);
+    CHECK_STR(b.s, "0090 ffffffff 1 R4 LDG.E 1 R2 4 1 0x7f0000001000 4 0 \n");
+    b.len = 0;
+    l.mask = 0; /* fully predicated off: the tracer's "1 0x0 0" */
+    trace_format_line(&b, &l);
+    CHECK_STR(b.s, "0090 00000000 1 R4 LDG.E 1 R2 4 1 0x0 0 0 \n");
+    b.len = 0;
+    l.mask = 0x4; /* one lane: mode 2 without deltas */
+    trace_format_line(&b, &l);
+    CHECK_STR(b.s, "0090 00000004 1 R4 LDG.E 1 R2 4 2 0x7f0000001008 0 \n");
+    b.len = 0;
+    l.mask = 0x16; /* lanes 1, 2, 4: not one run, so mode 2 with deltas from the previous lane */
+    trace_format_line(&b, &l);
+    CHECK_STR(b.s, "0090 00000016 1 R4 LDG.E 1 R2 4 2 0x7f0000001004 4 8 0 \n");
+    b.len = 0;
+    for (int i = 0; i < 32; i++)
+        a[i] = 0x7f0000100000ull - 128u * (unsigned)i; /* negative stride still mode 1 */
+    l.mask = 0xff;
+    l.ndst = 0;
+    l.opcode = "STG.E";
+    l.imm = 0x80000000ll; /* printed as the tracer's 32-bit signed conversion */
+    trace_format_line(&b, &l);
+    CHECK_STR(b.s, "0090 000000ff 0 STG.E 1 R2 4 1 0x7f0000100000 -128 -2147483648 \n");
+    base_buf_free(&b);
+}
+
+TEST(synth_vectoradd_counts_by_hand)
+{
+    synth_result r;
+    const char *dir = sy_gen("vectoradd", "n=1000 block=256", 0, &r);
+    if (!dir)
+        return;
+    /* 4 CTAs x 8 warps; every warp has a lane below n, so all run the 17-instruction body.
+     * Threads: 31 full warps x (16 x 32) (the guard EXIT has mask 0) + the last warp:
+     * 5 x 32 prologue + 24 exiting lanes + 11 x 8 lanes (elements 992..999). */
+    CHECK_EQ(r.kernels, 1);
+    CHECK_EQ(r.memcpys, 2);
+    CHECK_EQ(r.ctas, 4);
+    CHECK_EQ(r.warps, 32);
+    CHECK_EQ(r.warp_insts, 32 * 17);
+    CHECK_EQ(r.thread_insts, 31 * 16 * 32 + 5 * 32 + 24 + 11 * 8);
+    sy_prof p;
+    if (sy_profile(dir, 1, NULL, &p))
+        return;
+    CHECK_EQ(p.warp_insts, r.warp_insts);
+    CHECK_EQ(p.thread_insts, r.thread_insts);
+    const sy_pc *ld = sy_find(&p, "LDG.E", 0);
+    CHECK(ld != NULL);
+    if (ld) { /* full warps: 32 lanes x 4 bytes = one 128-byte line, 4 sectors */
+        CHECK_EQ(ld->sectors_max, 4);
+        CHECK_EQ(ld->sectors_min, 1); /* the last warp: 8 lanes = 32 bytes */
+        CHECK_EQ(ld->lines, 32);
+    }
+    trace_summary s;
+    base_err e = {0};
+    CHECK_EQ(trace_summarize(dir, &s, &e), 0);
+    CHECK_EQ(s.memcpy_bytes, 8000);
+    sy_prof_free(&p);
+}
+
+/* Addresses become offsets from the first memcpy destination, so traces that differ only in
+ * where the allocator put the buffers compare equal. Header lines are skipped. */
+static char *normalise(const char *text, const char *list)
+{
+    uint64_t base = 0;
+    const char *m = strstr(list, "MemcpyHtoD,0x");
+    if (m)
+        base = strtoull(m + 13, NULL, 16);
+    base_buf b = {0};
+    for (const char *s = text; *s;) {
+        const char *nl = strchr(s, '\n');
+        size_t n = nl ? (size_t)(nl - s) : strlen(s);
+        if (*s != '-') {
+            for (size_t i = 0; i < n; i++) {
+                if (s[i] == '0' && i + 3 < n && s[i + 1] == 'x' && s[i + 2] == '7') {
+                    char *end;
+                    uint64_t v = strtoull(s + i + 2, &end, 16);
+                    base_buf_printf(&b, "@%" PRIx64, v - base);
+                    i = (size_t)(end - s) - 1;
+                } else {
+                    base_buf_putc(&b, s[i]);
+                }
+            }
+            base_buf_putc(&b, '\n');
+        }
+        s += n + (nl != NULL);
+    }
+    return b.s;
+}
+
+TEST(synth_vectoradd_matches_real_nvcc_trace)
+{
+    const char *real = test_shared_path("traces/accelsim/vectoradd_sm80_v5");
+    if (!real)
+        return;
+    char rk[600], rl[600];
+    snprintf(rk, sizeof rk, "%s/kernel-1.traceg", real);
+    snprintf(rl, sizeof rl, "%s/kernelslist.g", real);
+    char *rt = slurp(rk, NULL), *rlist = slurp(rl, NULL);
+    const char *dir = sy_gen("vectoradd", "n=50000 block=256", 0, NULL);
+    if (!dir || !rt || !rlist) {
+        CHECK(0);
+        return;
+    }
+    char ok[600], ol[600];
+    snprintf(ok, sizeof ok, "%s/kernel-1.traceg", dir);
+    snprintf(ol, sizeof ol, "%s/kernelslist.g", dir);
+    char *ot = slurp(ok, NULL), *olist = slurp(ol, NULL);
+    char *a = normalise(rt, rlist), *b = normalise(ot, olist);
+    /* Same CTAs, warps, masks, registers, opcodes and per-lane address offsets, line for line:
+     * the real trace is the CUDA sample vectorAdd on 50,000 elements. */
+    CHECK(a && b && strcmp(a, b) == 0);
+    free(a), free(b), free(rt), free(rlist), free(ot), free(olist);
+}
+
+TEST(synth_saxpy_sectors_per_stride)
+{
+    static const struct { int stride, sectors, lines; } cases[] = {
+        {1, 4, 1}, {2, 8, 2}, {4, 16, 4}, {8, 32, 8}, {32, 32, 32}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char params[64];
+        snprintf(params, sizeof params, "n=2048 block=128 stride=%d", cases[i].stride);
+        const char *dir = sy_gen("saxpy-stride", params, 0, NULL);
+        sy_prof p;
+        if (!dir || sy_profile(dir, 1, NULL, &p))
+            return;
+        /* 32 lanes x 4 bytes at a stride of s elements: 32 sectors at most, 4 per line. */
+        for (int k = 0; k < 3; k++) {
+            const sy_pc *m = sy_find(&p, k < 2 ? "LDG.E" : "STG.E", k < 2 ? k : 0);
+            CHECK(m != NULL);
+            if (!m)
+                continue;
+            CHECK_EQ(m->execs, 2048 / 32);
+            CHECK_EQ(m->sectors_min, cases[i].sectors);
+            CHECK_EQ(m->sectors_max, cases[i].sectors);
+            CHECK_EQ(m->lines, (uint64_t)cases[i].lines * (2048 / 32));
+        }
+        CHECK_EQ(p.warp_insts, (2048 / 32) * 16); /* 6 prologue + 10 body instructions */
+        sy_prof_free(&p);
+    }
+}
+
+TEST(synth_output_is_deterministic)
+{
+    const char *d1 = sy_gen("saxpy-stride", "n=3000 stride=2", 1, NULL);
+    char a[600];
+    snprintf(a, sizeof a, "%s/kernel-1.traceg.xz", d1 ? d1 : "");
+    const char *d2 = sy_gen("saxpy-stride", "n=3000 stride=2", 1, NULL);
+    char b[600];
+    snprintf(b, sizeof b, "%s/kernel-1.traceg.xz", d2 ? d2 : "");
+    CHECK(d1 && d2 && same_file(a, b));
+    char la[600], lb[600];
+    snprintf(la, sizeof la, "%s/synth.txt", d1 ? d1 : "");
+    snprintf(lb, sizeof lb, "%s/synth.txt", d2 ? d2 : "");
+    CHECK(same_file(la, lb));
+    trace_summary s;
+    base_err e = {0};
+    CHECK_EQ(trace_summarize(d2, &s, &e), 0);
+    /* 12 CTAs x 8 warps: ceil(3000 / 32) = 94 warps run all 16 instructions, the last two
+     * only the 6 of the prologue (their guard EXIT retires every lane) */
+    CHECK_EQ(s.warp_insts, 94 * 16 + 2 * 6);
+}
+
+TEST(synth_parameters)
+{
+    synth_values sv;
+    base_err e = {0};
+    synth_values_init(&sv, synth_find("saxpy-stride"));
+    CHECK_EQ(synth_values_set(&sv, "n", "64K", &e), 0);
+    CHECK_EQ(sv.v[0], 65536);
+    CHECK_EQ(synth_values_set(&sv, "block", "0x80", &e), 0);
+    CHECK_EQ(sv.v[1], 128);
+    CHECK(synth_values_set(&sv, "strid", "2", &e) != 0);
+    CHECK_HAS(e.msg, "unknown parameter --strid (closest: stride");
+    base_err_clear(&e);
+    CHECK(synth_values_set(&sv, "stride", "0", &e) != 0);
+    CHECK_HAS(e.msg, "out of range [1, 1024]");
+    base_err_clear(&e);
+    CHECK(synth_values_set(&sv, "n", "12x", &e) != 0);
+    CHECK_HAS(e.msg, "expected an integer, found '12x'");
+    CHECK(synth_values_set(&sv, "n", "9999999999G", &e) != 0);
+    CHECK_EQ(synth_values_count(&sv), 4);
+    CHECK_STR(synth_values_name(&sv, 3), "seed");
+    CHECK(synth_find("nosuch") == NULL);
+}
+
+TEST(synth_rewrite_removes_stale_kernels)
+{
+    const char *dir = sy_gen("vectoradd", "n=64", 0, NULL);
+    if (!dir)
+        return;
+    char stale[600], list[600];
+    snprintf(stale, sizeof stale, "%s/kernel-7.traceg", dir);
+    snprintf(list, sizeof list, "%s/kernelslist.g", dir);
+    FILE *f = fopen(stale, "w");
+    if (f)
+        fclose(f);
+    synth_values sv;
+    base_err e = {0};
+    synth_values_init(&sv, synth_find("vectoradd"));
+    CHECK_EQ(synth_write(&sv, dir, 0, NULL, &e), 0);
+    struct stat st;
+    CHECK(stat(stale, &st) != 0);
+    char *l = slurp(list, NULL);
+    CHECK_STR(l, "MemcpyHtoD,0x00007f2e3c000000,65536\nMemcpyHtoD,0x00007f2e3c010000,65536\n"
+                 "kernel-1.traceg\n");
+    free(l);
+    /* a path that cannot be a directory: a clear error, nothing written */
+    char file[600];
+    snprintf(file, sizeof file, "%s/synth.txt/sub", dir);
+    CHECK(synth_write(&sv, file, 0, NULL, &e) != 0);
+    CHECK_HAS(e.msg, "cannot create directory");
+}
+
+TEST(synth_cli)
+{
+    test_proc p = test_lockstep("synth --list");
+    CHECK_EQ(p.status, 0);
+    CHECK_HAS(p.out, "vectoradd");
+    CHECK_HAS(p.out, "saxpy-stride");
+    p = test_lockstep("synth vectoradd --help");
+    CHECK_EQ(p.status, 0);
+    p = test_lockstep("synth vectoradd --n=300 --block 128 --out %s/cli --xz", test_tmpdir());
+    CHECK_EQ(p.status, 0);
+    CHECK_HAS(p.out, "1 kernel, 2 memcpys, 3 CTAs, 12 warps");
+    p = test_lockstep("trace check %s/cli", test_tmpdir());
+    CHECK_EQ(p.status, 0);
+    CHECK_HAS(p.out, "ok: 1 kernels, 3 CTAs");
+    p = test_lockstep("synth vectorad --out %s/x", test_tmpdir());
+    CHECK_EQ(p.status, 2);
+    CHECK_HAS(p.err, "unknown workload 'vectorad' (closest: vectoradd");
+    p = test_lockstep("synth vectoradd --n=0 --out %s/x", test_tmpdir());
+    CHECK_EQ(p.status, 2);
+    CHECK_HAS(p.err, "--n=0 is out of range");
+    p = test_lockstep("synth vectoradd --n=10");
+    CHECK_EQ(p.status, 2);
+    CHECK_HAS(p.err, "--out DIR is required");
+}
