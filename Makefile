@@ -65,7 +65,7 @@ $(BUILD)/gen/presets.o: $(BUILD)/gen/presets.c | $(DEPS_OK)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
 run: deps $(BUILD)/lockstep
-	$(BUILD)/lockstep trace info samples/vecadd_sm80
+	$(BUILD)/lockstep run
 
 check: deps $(BUILD)/lockstep $(BUILD)/tests
 	LOCKSTEP_BIN=$(BUILD)/lockstep $(BUILD)/tests

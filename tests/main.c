@@ -113,19 +113,29 @@ const char *test_write_text(const char *name, const char *text)
     return test_write_file(name, text, strlen(text));
 }
 
-static char *slurp(const char *path)
+char *test_read_file(const char *path, size_t *n)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        return strdup("");
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    size_t got = fread(s, 1, (size_t)n, f);
-    s[got] = 0;
+        return NULL;
+    size_t cap = 1 << 16, len = 0, got;
+    char *s = malloc(cap + 1);
+    while ((got = fread(s + len, 1, cap - len, f)) > 0) {
+        len += got;
+        if (len == cap)
+            s = realloc(s, (cap *= 2) + 1);
+    }
     fclose(f);
+    s[len] = 0;
+    if (n)
+        *n = len;
     return s;
+}
+
+static char *slurp(const char *path)
+{
+    char *s = test_read_file(path, NULL);
+    return s ? s : strdup("");
 }
 
 test_proc test_lockstep(const char *fmt, ...)

@@ -177,3 +177,40 @@ uint64_t sy_distinct_addrs(sy_prof *p)
         d += i == 0 || p->addrs[i] != p->addrs[i - 1];
     return d;
 }
+
+/* 1 when file `name` has the same bytes in both directories. */
+static int same_file(const char *d1, const char *d2, const char *name)
+{
+    char a[700], b[700];
+    size_t n1 = 0, n2 = 0;
+    snprintf(a, sizeof a, "%s/%s", d1, name);
+    snprintf(b, sizeof b, "%s/%s", d2, name);
+    char *x = test_read_file(a, &n1), *y = test_read_file(b, &n2);
+    int eq = x && y && n1 == n2 && memcmp(x, y, n1) == 0;
+    free(x);
+    free(y);
+    return eq;
+}
+
+void sy_check_deterministic(const char *name, const char *params, int seeded)
+{
+    char d1[512], p[600], kf[64];
+    synth_result r;
+    const char *d = sy_gen(name, params, 0, &r);
+    if (!d)
+        return;
+    snprintf(d1, sizeof d1, "%s", d);
+    if (!(d = sy_gen(name, params, 0, NULL)))
+        return;
+    CHECK(same_file(d1, d, "kernelslist.g"));
+    for (uint64_t k = 1; k <= r.kernels; k++) {
+        snprintf(kf, sizeof kf, "kernel-%" PRIu64 ".traceg", k);
+        if (!same_file(d1, d, kf))
+            test_fail_at(__FILE__, __LINE__, "%s %s: %s differs between runs", name, params, kf);
+    }
+    if (!seeded)
+        return;
+    snprintf(p, sizeof p, "%s seed=12345", params);
+    if ((d = sy_gen(name, p, 0, NULL)) != NULL)
+        CHECK(!same_file(d1, d, "kernel-1.traceg"));
+}

@@ -43,6 +43,10 @@ void sy_prof_free(sy_prof *p);
 const sy_pc *sy_find(const sy_prof *p, const char *prefix, int nth);
 /* Sum of execs over static instructions whose opcode starts with prefix. */
 uint64_t sy_count(const sy_prof *p, const char *prefix);
+/* Generates twice with the same parameters: kernelslist.g and every kernel file must be
+ * byte-identical. seeded: a third run with another seed must change kernel-1.traceg. */
+void sy_check_deterministic(const char *name, const char *params, int seeded);
+
 /* Number of distinct values among p->addrs (sorts them). */
 uint64_t sy_distinct_addrs(sy_prof *p);
 

@@ -65,6 +65,9 @@ const char *test_tmpdir(void);
 const char *test_write_file(const char *name, const void *data, size_t n);
 /* The same for a NUL-terminated text. */
 const char *test_write_text(const char *name, const char *text);
+/* A whole file, NUL-terminated (malloc'd; *n = its length if n is not NULL); NULL if it
+ * cannot be read. */
+char *test_read_file(const char *path, size_t *n);
 
 /* Runs `lockstep ARGS` through /bin/sh; captures stdout and stderr (freed by the harness at
  * the end of the test). Returns the exit status (128+signal if killed). */

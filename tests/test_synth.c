@@ -10,26 +10,10 @@
 #include "trace/trace.h"
 #include "trace/write.h"
 
-static char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    base_buf b = {0};
-    char tmp[65536];
-    size_t got;
-    while ((got = fread(tmp, 1, sizeof tmp, f)) > 0)
-        base_buf_put(&b, tmp, got);
-    fclose(f);
-    if (n)
-        *n = b.len;
-    return b.s ? b.s : base_strdup("");
-}
-
 static int same_file(const char *a, const char *b)
 {
     size_t na, nb;
-    char *x = slurp(a, &na), *y = slurp(b, &nb);
+    char *x = test_read_file(a, &na), *y = test_read_file(b, &nb);
     int same = x && y && na == nb && memcmp(x, y, na) == 0;
     free(x);
     free(y);
@@ -142,7 +126,7 @@ TEST(synth_vectoradd_matches_real_nvcc_trace)
     char rk[600], rl[600];
     snprintf(rk, sizeof rk, "%s/kernel-1.traceg", real);
     snprintf(rl, sizeof rl, "%s/kernelslist.g", real);
-    char *rt = slurp(rk, NULL), *rlist = slurp(rl, NULL);
+    char *rt = test_read_file(rk, NULL), *rlist = test_read_file(rl, NULL);
     const char *dir = sy_gen("vectoradd", "n=50000 block=256", 0, NULL);
     if (!dir || !rt || !rlist) {
         CHECK(0);
@@ -151,7 +135,7 @@ TEST(synth_vectoradd_matches_real_nvcc_trace)
     char ok[600], ol[600];
     snprintf(ok, sizeof ok, "%s/kernel-1.traceg", dir);
     snprintf(ol, sizeof ol, "%s/kernelslist.g", dir);
-    char *ot = slurp(ok, NULL), *olist = slurp(ol, NULL);
+    char *ot = test_read_file(ok, NULL), *olist = test_read_file(ol, NULL);
     char *a = normalise(rt, rlist), *b = normalise(ot, olist);
     /* Same CTAs, warps, masks, registers, opcodes and per-lane address offsets, line for line:
      * the real trace is the CUDA sample vectorAdd on 50,000 elements. */
@@ -247,7 +231,7 @@ TEST(synth_rewrite_removes_stale_kernels)
     CHECK_EQ(synth_write(&sv, dir, 0, NULL, &e), 0);
     struct stat st;
     CHECK(stat(stale, &st) != 0);
-    char *l = slurp(list, NULL);
+    char *l = test_read_file(list, NULL);
     CHECK_STR(l, "MemcpyHtoD,0x00007f2e3c000000,65536\nMemcpyHtoD,0x00007f2e3c010000,65536\n"
                  "kernel-1.traceg\n");
     free(l);
@@ -272,6 +256,9 @@ TEST(synth_cli)
     p = test_lockstep("trace check %s/cli", test_tmpdir());
     CHECK_EQ(p.status, 0);
     CHECK_HAS(p.out, "ok: 1 kernels, 3 CTAs");
+    p = test_lockstep("run %s/cli", test_tmpdir()); /* the run totals count the copies too */
+    CHECK_EQ(p.status, 0);
+    CHECK_HAS(p.out, "total.memcpys = 2\ntotal.memcpy_bytes = 2400\n");
     p = test_lockstep("synth vectorad --out %s/x", test_tmpdir());
     CHECK_EQ(p.status, 2);
     CHECK_HAS(p.err, "unknown workload 'vectorad' (closest: vectoradd");

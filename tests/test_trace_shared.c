@@ -27,25 +27,10 @@ TEST(trace_sample_counts)
     CHECK_EQ(s.others, 0);
 }
 
-static char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    base_buf b = {0};
-    char tmp[65536];
-    size_t got;
-    while ((got = fread(tmp, 1, sizeof tmp, f)) > 0)
-        base_buf_put(&b, tmp, got);
-    fclose(f);
-    *n = b.len;
-    return b.s;
-}
-
 TEST(trace_xz_round_trip)
 {
     size_t n;
-    char *plain = slurp("samples/vecadd_sm80/kernel-1.traceg", &n);
+    char *plain = test_read_file("samples/vecadd_sm80/kernel-1.traceg", &n);
     CHECK(plain != NULL);
     if (!plain)
         return;
@@ -81,7 +66,7 @@ TEST(trace_info_and_check_output)
     CHECK_EQ(trace_check("samples/vecadd_sm80", f, &e), 0);
     fflush(f);
     size_t n;
-    char *s = slurp(path, &n);
+    char *s = test_read_file(path, &n);
     CHECK_HAS(s, "kernel1.name = _Z6vecAddPKfS0_Pfi\n");
     CHECK_HAS(s, "kernel1.grid = (4,1,1)\n");
     CHECK_HAS(s, "kernel1.family = ampere\n");
@@ -103,7 +88,7 @@ TEST(trace_list_with_missing_kernel_and_other_commands)
 {
     const char *list = "MemcpyDtoH,0x10,4\nkernel-1.traceg\nkernel-9.traceg\n";
     size_t n;
-    char *k = slurp("samples/vecadd_sm80/kernel-1.traceg", &n);
+    char *k = test_read_file("samples/vecadd_sm80/kernel-1.traceg", &n);
     test_write_file("miss/kernel-1.traceg", k, n);
     const char *lp = test_write_file("miss/kernelslist.g", list, strlen(list)); /* static buffer */
     trace_summary s;

@@ -22,7 +22,7 @@ static const cli_opt OPTS[] = {
 /* The bundled sample: in the working directory (a checkout), else beside the binary. */
 static const char *default_trace(char *buf, size_t n)
 {
-    snprintf(buf, n, "samples/vecadd_sm80");
+    snprintf(buf, n, "samples/synth/sgemm-tiled");
     if (access(buf, R_OK) == 0)
         return buf;
     char exe[1024];
@@ -32,7 +32,7 @@ static const char *default_trace(char *buf, size_t n)
         char *slash = strrchr(exe, '/');
         if (slash) {
             *slash = 0;
-            snprintf(buf, n, "%s/../samples/vecadd_sm80", exe);
+            snprintf(buf, n, "%s/../samples/synth/sgemm-tiled", exe);
         }
     }
     return buf;
@@ -151,6 +151,7 @@ static int run(cli_args *a)
     kernel_result *res = base_calloc(l.nkernels + 1, sizeof *res);
     stat_block total;
     stat_block_init(&total, &set);
+    trace_stats_add_list(&total, &l);
     int n = 0, rc = simulate(a, &l, &set, res, &n, &e);
     base_out out = {0};
     const char *json = cli_get(a, "stats-json");

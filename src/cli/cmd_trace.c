@@ -1,47 +1,115 @@
-/* lockstep trace {info,check}: inspect and validate traces. */
+/* lockstep trace {info,check,convert}: inspect, validate and convert traces. The format of
+ * PATH is recognised by content: MacSim traces go to src/macsim, the rest is Accel-Sim. */
 #include "cli.h"
 
+#include "macsim/macsim.h"
 #include "trace/trace.h"
 
 #include <string.h>
 
 static const cli_opt OPTS[] = {
     {"json", 0, NULL, "info: print JSON instead of text"},
+    {"addr32", 0, NULL, "MacSim ptx traces written with trace_uses_64_bit_addr=0"},
+    {"to", 1, "FORMAT", "convert: the output format (accelsim)"},
+    {"out", 1, "DIR", "convert: the output directory"},
+    {"binary-version", 1, "N", "convert --to accelsim: -binary version to write (default 80)"},
+    {"xz", 0, NULL, "convert --to accelsim: write kernel-N.traceg.xz"},
     {NULL, 0, NULL, NULL},
 };
+
+static const char *const CONVERT_ONLY[] = {"to", "out", "binary-version", "xz"};
+
+static int convert_accelsim(cli_args *a, const char *src, const char *out)
+{
+    int64_t bv;
+    if (cli_get_i64(a, "binary-version", 80, &bv))
+        return BASE_EXIT_USAGE;
+    if (bv <= 0 || bv > 1000)
+        return cli_usage_error(a->cmd, "--binary-version: expected a value like 61, 70 or 80, "
+                               "found %lld", (long long)bv);
+    if (!macsim_detect(src))
+        return cli_usage_error(a->cmd, "convert --to accelsim reads MacSim GPU traces; '%s' "
+                               "is not one", src);
+    macsim_opts o = {cli_flag(a, "addr32"), (int)bv, cli_flag(a, "xz"), 0};
+    macsim_summary s;
+    base_err e = {0};
+    if (macsim_to_accelsim(src, out, &o, &s, &e))
+        return cli_error(&e);
+    printf("%s: wrote %llu kernels, %llu CTAs, %llu warp instructions, %llu thread "
+           "instructions, %llu memory instructions\n", out, (unsigned long long)s.kernels,
+           (unsigned long long)s.ctas, (unsigned long long)s.insts,
+           (unsigned long long)s.thread_insts, (unsigned long long)s.mem_insts);
+    return 0;
+}
+
+/* Output formats of `trace convert`; a new one is one more row. */
+static const struct {
+    const char *name;
+    int (*run)(cli_args *a, const char *src, const char *out);
+} TARGETS[] = {
+    {"accelsim", convert_accelsim},
+};
+
+static int convert(cli_args *a, const char *src)
+{
+    const char *to = cli_get(a, "to"), *out = cli_get(a, "out");
+    if (!to || !out)
+        return cli_usage_error(a->cmd, "usage: lockstep trace convert --to FORMAT SRC --out DIR");
+    for (size_t i = 0; i < BASE_ARRAY_LEN(TARGETS); i++)
+        if (!strcmp(to, TARGETS[i].name))
+            return TARGETS[i].run(a, src, out);
+    return cli_usage_error(a->cmd, "--to: unknown format '%s' (accelsim)", to);
+}
 
 static int run(cli_args *a)
 {
     base_err e = {0};
-    const char *sub = a->pos[0];
-    if (a->npos != 2)
-        return cli_usage_error(a->cmd, "usage: lockstep trace info|check PATH");
+    const char *sub = a->pos[0], *path = a->npos == 2 ? a->pos[1] : NULL;
+    if (!path)
+        return cli_usage_error(a->cmd, "usage: lockstep trace info|check|convert PATH");
+    if (!strcmp(sub, "convert"))
+        return cli_flag(a, "json") ? cli_usage_error(a->cmd, "--json applies to 'trace info' "
+                                                     "only") : convert(a, path);
+    for (size_t i = 0; i < BASE_ARRAY_LEN(CONVERT_ONLY); i++)
+        if (cli_get(a, CONVERT_ONLY[i]))
+            return cli_usage_error(a->cmd, "--%s applies to 'trace convert' only",
+                                   CONVERT_ONLY[i]);
+    int macsim = macsim_detect(path), rc;
+    macsim_opts o = {cli_flag(a, "addr32"), 0, 0, 0};
     if (!strcmp(sub, "info")) {
-        if (trace_info(a->pos[1], stdout, cli_flag(a, "json"), &e))
-            return cli_error(&e);
-        return 0;
-    }
-    if (!strcmp(sub, "check")) {
+        rc = macsim ? macsim_info(path, &o, stdout, cli_flag(a, "json"), &e)
+                    : trace_info(path, stdout, cli_flag(a, "json"), &e);
+    } else if (!strcmp(sub, "check")) {
         if (cli_flag(a, "json"))
             return cli_usage_error(a->cmd, "--json applies to 'trace info' only");
-        if (trace_check(a->pos[1], stdout, &e))
-            return cli_error(&e);
-        return 0;
+        rc = macsim ? macsim_check(path, &o, stdout, &e) : trace_check(path, stdout, &e);
+    } else {
+        return cli_usage_error(a->cmd, "unknown trace subcommand '%s' (info, check, convert)",
+                               sub);
     }
-    return cli_usage_error(a->cmd, "unknown trace subcommand '%s' (info, check)", sub);
+    return rc ? cli_error(&e) : 0;
 }
 
 const cli_cmd cli_cmd_trace = {
     "trace",
-    "lockstep trace info|check PATH [--json]",
-    "report or validate an Accel-Sim trace (directory, kernelslist.g, or one .traceg[.xz])",
+    "lockstep trace info|check PATH [--json] | trace convert --to accelsim SRC --out DIR",
+    "report, validate or convert a trace (Accel-Sim or MacSim, recognised by content)",
     "  trace info PATH    per kernel and in total: name, grid, block, registers, shared\n"
     "                     memory, CTAs, warps, warp and thread instructions, opcode-class mix,\n"
     "                     memory instructions by space; memcpys and other commands\n"
     "  trace check PATH   validates every command, header and line; the first problem is\n"
-    "                     reported as FILE:LINE and the exit status is 3\n"
-    "Kernel files may be plain or xz-compressed (.traceg.xz); compression is detected from\n"
-    "the content. Tracer versions 0-6 (.traceg text; the v6 .tracez container is not read\n"
-    "yet) and binary versions from Kepler (35) to Hopper (90).",
+    "                     reported as FILE:LINE (or FILE: byte offset N) and the exit status\n"
+    "                     is 3\n"
+    "  trace convert --to accelsim SRC --out DIR [--binary-version=80] [--xz]\n"
+    "                     writes the MacSim GPU trace SRC as an Accel-Sim trace directory\n"
+    "                     with the same warp, thread and memory instruction counts\n"
+    "Accel-Sim: PATH is a directory, kernelslist.g, or one .traceg[.xz]. Kernel files may be\n"
+    "plain or xz-compressed; compression is detected from the content. Tracer versions 0-6\n"
+    "(.traceg text; the v6 .tracez container is not read yet) and binary versions from Kepler\n"
+    "(35) to Hopper (90).\n"
+    "MacSim (docs/MACSIM.md): PATH is a directory holding kernel_config.txt (or one x86/a64\n"
+    "config), or the kernel_config.txt, Trace.txt or CPU config file itself. GPU types\n"
+    "newptx, ptx and nvbit (version 14; newptx 131 is remapped), CPU x86 and a64. info also\n"
+    "reports the instructions MacSim retires (INST_COUNT_TOT): one fewer per warp or thread.",
     OPTS, 0, 1, 2, run, 0,
 };

@@ -11,8 +11,8 @@
 
 static const synth_def *const REGISTRY[] = {
     &synth_vectoradd, &synth_saxpy_stride,
-    /* shared-memory workloads (k_shared.c) */
-    /* irregular workloads (k_irregular.c) */
+    &synth_reduce, &synth_sgemm_tiled, &synth_stencil2d, &synth_hmma,
+    &synth_gather, &synth_histogram, &synth_branchy, &synth_pchase, &synth_multi,
 };
 
 size_t synth_count(void) { return BASE_ARRAY_LEN(REGISTRY); }

@@ -242,6 +242,9 @@ extern const char *const trace_mem_bin_names[TRACE_NMEM];
  * mem_warp, mem_thread. */
 void trace_stats_init(stat_set *s);
 
+/* Adds the list's command counts (memcpys, memcpy_bytes, other_commands) to b. */
+void trace_stats_add_list(stat_block *b, const trace_list *l);
+
 /* Reads the rest of kernel k and adds its statistics to b (a block of trace_stats_init's
  * set). 0, or -1 with e set (b then holds the counts of the CTAs read before the error). */
 int trace_kernel_stats(trace_kernel *k, stat_block *b, base_err *e);

@@ -198,6 +198,13 @@ static void run_free(trace_run *run)
     trace_list_free(&run->list);
 }
 
+void trace_stats_add_list(stat_block *b, const trace_list *l)
+{
+    stat_inc(b, SLOT(b, memcpys), l->nmemcpy);
+    stat_inc(b, SLOT(b, memcpy_bytes), l->memcpy_bytes);
+    stat_inc(b, SLOT(b, other_commands), l->nother);
+}
+
 static int run_trace(trace_run *run, const char *path, base_err *e)
 {
     memset(run, 0, sizeof *run);
@@ -205,10 +212,7 @@ static int run_trace(trace_run *run, const char *path, base_err *e)
         return -1;
     trace_stats_init(&run->set);
     stat_block_init(&run->total, &run->set);
-    stat_block *t = &run->total;
-    stat_inc(t, SLOT(t, memcpys), run->list.nmemcpy);
-    stat_inc(t, SLOT(t, memcpy_bytes), run->list.memcpy_bytes);
-    stat_inc(t, SLOT(t, other_commands), run->list.nother);
+    trace_stats_add_list(&run->total, &run->list);
     run->k = base_calloc(run->list.nkernels, sizeof *run->k);
     for (size_t i = 0; i < run->list.ncmds; i++)
         if (run->list.cmds[i].kind == TRACE_CMD_KERNEL && run_kernel(run, &run->list.cmds[i], e))

@@ -95,10 +95,28 @@ struct trace_wdir {
     uint64_t kernels, warp_insts, bytes;
 };
 
+/* mkdir -p: creates the missing parents of dir, then dir. */
+static int make_dirs(const char *dir)
+{
+    char *p = base_strdup(dir);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = 0;
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            free(p);
+            return -1;
+        }
+        *s = '/';
+    }
+    free(p);
+    return mkdir(dir, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
 trace_wdir *trace_wdir_open(const char *dir, int xz, base_err *e)
 {
     struct stat st;
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    if (make_dirs(dir) != 0) {
         base_fail(e, BASE_EXIT_INPUT, "%s: cannot create directory: %s", dir, strerror(errno));
         return NULL;
     }

@@ -49,7 +49,7 @@ typedef struct trace_wheader {
 
 typedef struct trace_wdir trace_wdir;
 
-/* Starts writing a trace into dir (created when missing, parent must exist). xz: kernel files
+/* Starts writing a trace into dir (created with its parents when missing). xz: kernel files
  * are kernel-N.traceg.xz. */
 trace_wdir *trace_wdir_open(const char *dir, int xz, base_err *e);
 /* A "MemcpyHtoD,0x<16 hex>,<bytes>" command at this point of the list. */

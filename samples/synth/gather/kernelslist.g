@@ -1,0 +1,3 @@
+MemcpyHtoD,0x00007f2e3c000000,67108864
+MemcpyHtoD,0x00007f2e40000000,262144
+kernel-1.traceg.xz

@@ -1,0 +1,3 @@
+MemcpyHtoD,0x00007f2e3c000000,131072
+MemcpyHtoD,0x00007f2e3c020000,131072
+kernel-1.traceg.xz

@@ -1,0 +1,295 @@
+/* MacSim GPU trace -> Accel-Sim trace directory, so the timing model has one input path.
+ * docs/MACSIM.md lists the opcode mapping and the assumptions behind addresses. Every choice
+ * keeps the counts: each MacSim warp instruction becomes one line with the same active mask,
+ * and an instruction is a memory instruction on the Accel-Sim side (A.8) exactly when MacSim
+ * counts it as one (D.5). */
+#include "macsim_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../isa/isa.h"
+#include "../trace/write.h"
+
+#define DEFAULT_BINARY_VERSION 80
+#define DEFAULT_NREGS 32
+#define SHMEM_GRANULE 256
+
+/* Candidates are tried in order until the target family's table has the first token:
+ * "IADD3|IADD" is IADD3 from Pascal on and IADD on Kepler. */
+typedef struct ptx_map {
+    const char *i, *f;   /* integer, floating-point (NULL: same as integer) */
+} ptx_map;
+
+#define IADD "IADD3|IADD"
+#define LOGIC "LOP3|LOP"
+
+/* v1.4 numbering. Opcodes that only occur as memory instructions (LD, ST, ATOM, RED,
+ * MEM_*) map through mem_opcode(); missing rows are NOP. */
+static const ptx_map PTX_MAP[153] = {
+    [1] = {"IABS|" IADD, "FADD"}, [2] = {"IABS|" IADD, "DADD"}, [3] = {IADD, "FADD"},
+    [4] = {IADD, "DADD"}, [5] = {IADD, 0}, [6] = {LOGIC, 0}, [7] = {LOGIC, 0},
+    [12] = {"BAR.ARV", 0}, [13] = {"BAR.SYNC", 0}, [14] = {"BAR.RED.POPC", 0},
+    [15] = {"BFE|SHF", 0}, [16] = {"BFE|SHF", 0}, [17] = {"BFI|" LOGIC, 0},
+    [18] = {"BFI|" LOGIC, 0}, [19] = {"FLO", 0}, [20] = {"FLO", 0}, [21] = {"BRA", 0},
+    [22] = {"BREV|BFE|SHF", 0}, [23] = {"BREV|BFE|SHF", 0}, [24] = {"BPT", 0},
+    [25] = {"CALL|JCAL|CAL", 0}, [26] = {"FLO", 0}, [27] = {"FLO", 0}, [28] = {LOGIC, 0},
+    [29] = {LOGIC, 0}, [30] = {LOGIC, 0}, [31] = {LOGIC, 0}, [32] = {"MUFU", 0},
+    [33] = {"I2I", "I2F"}, [34] = {"I2I", "I2F"}, [35] = {IADD, 0}, [36] = {IADD, 0},
+    [37] = {"IMAD", "MUFU"}, [38] = {"IMAD", "DFMA"}, [39] = {"MUFU", 0}, [40] = {"EXIT", 0},
+    [41] = {"IMAD", "FFMA"}, [42] = {"IMAD", "DFMA"}, [43] = {"ISETP", 0}, [48] = {"MUFU", 0},
+    [49] = {"IMAD", 0}, [50] = {"IMAD", "FFMA"}, [51] = {"IMAD", "DFMA"}, [52] = {"IMAD", 0},
+    [53] = {"IMAD", 0}, [54] = {"IMNMX", "FMNMX"}, [55] = {"IMNMX", "DMNMX|DSETP"},
+    [56] = {"MEMBAR.CTA", 0}, [57] = {"MEMBAR.GPU", 0}, [58] = {"MEMBAR.SYS", 0},
+    [59] = {"IMNMX", "FMNMX"}, [60] = {"IMNMX", "DMNMX|DSETP"}, [61] = {"MOV", 0},
+    [62] = {"MOV", 0}, [63] = {"IMAD", 0}, [64] = {"IMAD", "FMUL"}, [65] = {"IMAD", "DMUL"},
+    [66] = {IADD, "FADD"}, [67] = {IADD, "DADD"}, [68] = {LOGIC, 0}, [69] = {LOGIC, 0},
+    [70] = {LOGIC, 0}, [71] = {LOGIC, 0}, [72] = {"NOP", 0}, [73] = {"POPC", 0},
+    [74] = {"POPC", 0}, [75] = {"CCTL", 0}, [76] = {"CCTL", 0}, [77] = {"PRMT", 0},
+    [78] = {"MUFU", 0}, [79] = {"MUFU", 0}, [84] = {"IMAD", 0}, [85] = {"IMAD", 0},
+    [86] = {"RET", 0}, [87] = {"MUFU", 0}, [88] = {"MUFU", 0}, [89] = {"VABSDIFF|" IADD, 0},
+    [90] = {"VABSDIFF|" IADD, 0}, [91] = {"SEL", "FSEL|SEL"}, [92] = {"SEL", "FSEL|SEL"},
+    [93] = {"ISETP", "FSETP"}, [94] = {"ISETP", "DSETP"}, [95] = {"ISETP", "FSETP"},
+    [96] = {"ISETP", "DSETP"}, [97] = {"SHFL", 0}, [98] = {"SHFL", 0}, [99] = {"SHF", 0},
+    [100] = {"SHF", 0}, [101] = {"SHF", 0}, [102] = {"SHF", 0}, [103] = {"MUFU", 0},
+    [104] = {"SEL", "FSEL|SEL"}, [105] = {"SEL", "FSEL|SEL"}, [106] = {"MUFU", 0},
+    [107] = {"MUFU", 0}, [110] = {IADD, "FADD"}, [111] = {IADD, "DADD"}, [112] = {IADD, 0},
+    [113] = {"SULD|TLD", 0}, [114] = {"SULD|TLD", 0}, [115] = {"SURED|TLD", 0},
+    [116] = {"SURED|TLD", 0}, [117] = {"SUST|TLD", 0}, [118] = {"SUST|TLD", 0},
+    [119] = {"TXQ", 0}, [120] = {"FSETP", 0}, [121] = {"FSETP", 0}, [122] = {"TEX", 0},
+    [123] = {"TLD4", 0}, [124] = {"TXQ", 0}, [125] = {"BPT", 0},
+    [126] = {"VABSDIFF|" IADD, 0}, [127] = {IADD, 0}, [128] = {"IMAD", 0}, [129] = {"IMNMX", 0},
+    [130] = {"IMNMX", 0}, [131] = {"ISETP", 0}, [132] = {"SHF", 0}, [133] = {"SHF", 0},
+    [134] = {IADD, 0}, [135] = {"VOTE", 0}, [136] = {LOGIC, 0}, [137] = {LOGIC, 0},
+    [138] = {"NOP", 0}, [139] = {"MOV", 0}, [150] = {"MOV", 0}, [151] = {"MOV", 0},
+    [152] = {"MOV", 0},
+};
+
+/* First candidate of "A.MOD|B|C" whose first token the family knows, into buf. */
+static int pick(int fam, const char *cands, char *buf, size_t cap)
+{
+    for (const char *p = cands; *p;) {
+        size_t n = strcspn(p, "|"), tok = strcspn(p, ".|");
+        if (isa_lookup_op(fam, p, tok)) {
+            snprintf(buf, cap, "%.*s", (int)n, p);
+            return 0;
+        }
+        p += n + (p[n] == '|');
+    }
+    return -1;
+}
+
+/* Width modifier as A.7 reads it back: 1 -> U8, 2 -> U16, 4 -> none, n -> n*8 bits. */
+static void add_width(char *buf, size_t cap, unsigned size)
+{
+    size_t n = strlen(buf);
+    if (size == 1 || size == 2)
+        snprintf(buf + n, cap - n, ".U%u", size * 8);
+    else if (size != 4)
+        snprintf(buf + n, cap - n, ".%u", size * 8);
+}
+
+/* Memory instructions by (kind, space): generic and texture accesses become global ones (an
+ * Accel-Sim generic LD/ST without shared/local windows would count as shared); param and
+ * constant loads are LDC; the atomic operation itself is not recorded and is written ADD. */
+#define ST_G "STG|ST"
+#define AT_G "ATOMG|ATOM"
+static const char *const MEM_MAP[MACSIM_NKIND][MACSIM_NSPACE] = {
+    /* none, const, global, local, param, shared, texture, generic */
+    {"LDG", "LDC", "LDG", "LDL", "LDC", "LDS", "LDG", "LDG"},
+    {ST_G, ST_G, ST_G, "STL", ST_G, "STS", ST_G, ST_G},
+    {AT_G, AT_G, AT_G, AT_G, AT_G, "ATOMS|ATOM", AT_G, AT_G},
+};
+
+static int mem_opcode(const macsim_fmt *f, const macsim_ginst *g, int fam, char *buf,
+                      size_t cap)
+{
+    int red = f->type == MACSIM_NVBIT
+                  ? g->opcode == MACSIM_NVBIT_RED
+                  : g->opcode >= MACSIM_PTX_RED_GM && g->opcode <= MACSIM_PTX_RED_GM + 3;
+    const char *c = MEM_MAP[g->kind % MACSIM_NKIND][g->space % MACSIM_NSPACE];
+    if (red && g->kind == MACSIM_ATOMIC && g->space != MACSIM_SPACE_SHARED)
+        c = "RED|ATOM";
+    if (pick(fam, c, buf, cap))
+        return -1;
+    if (!strcmp(buf, "LDC"))
+        return 0;   /* LDC lines carry no addresses (A.7) */
+    static const char *const ext[] = {"LDG", "STG", "ST", "ATOMG", "ATOM", "RED"};
+    for (size_t i = 0; i < BASE_ARRAY_LEN(ext); i++)
+        if (!strcmp(buf, ext[i]))
+            strncat(buf, ".E", cap - strlen(buf) - 1);
+    if (g->kind == MACSIM_ATOMIC)
+        strncat(buf, ".ADD", cap - strlen(buf) - 1);
+    add_width(buf, cap, g->mem_size);
+    return g->mem_size;
+}
+
+int macsim_sass_opcode(const macsim_fmt *f, const macsim_ginst *g, int fam, char *buf,
+                       size_t cap)
+{
+    if (g->is_mem)
+        return mem_opcode(f, g, fam, buf, cap);
+    char name[32];
+    const char *cands;
+    if (f->type == MACSIM_NVBIT) {
+        const char *n = macsim_opcode_name(f->type, g->opcode);
+        snprintf(name, sizeof name, "%s", g->opcode == MACSIM_NVBIT_BAR ? "BAR.SYNC" : n ? n : "?");
+        if (!isa_lookup_op(fam, name, strcspn(name, ".")) && strchr(name, '_'))
+            *strchr(name, '_') = '.';   /* UIADD3_64 is UIADD3.64 */
+        cands = name;
+    } else {
+        const ptx_map *m = g->opcode < BASE_ARRAY_LEN(PTX_MAP) ? &PTX_MAP[g->opcode] : NULL;
+        cands = !m || !m->i ? "NOP" : g->is_fp && m->f ? m->f : m->i;
+    }
+    if (pick(fam, cands, buf, cap))
+        return -1;
+    /* Not a memory instruction for MacSim, so not one here either (e.g. LDS without is-load). */
+    trace_space sp;
+    trace_kind kd;
+    int bypass;
+    trace_opcode_space(buf, strlen(buf), &sp, &kd, &bypass);
+    return sp == TRACE_SPACE_NONE ? 0 : pick(fam, "NOP", buf, cap);
+}
+
+/* ---- writing ---- */
+
+typedef struct conv {
+    const macsim_run *r;
+    trace_wdir *d;
+    int fam, binary_version;
+    uint32_t nregs;
+    base_buf text;          /* one warp's lines */
+} conv;
+
+/* MacSim register ids -> R<n>: ptx ids from 200 up are special registers (tid, ctaid...)
+ * and generator ids above 254 are not general registers either, so both are dropped; one
+ * destination and at most five sources, as the Accel-Sim tracer writes. */
+static void set_regs(const macsim_fmt *f, const macsim_ginst *g, trace_wline *l)
+{
+    unsigned lim = f->type == MACSIM_NVBIT ? 255 : 200;
+    l->ndst = l->nsrc = 0;
+    for (unsigned i = 0; i < g->ndst && !l->ndst; i++)
+        if (g->dst[i] < lim)
+            l->dst = g->dst[i], l->ndst = 1;
+    for (unsigned i = 0; i < g->nsrc && l->nsrc < 5; i++)
+        if (g->src[i] < lim)
+            l->src[l->nsrc++] = g->src[i];
+}
+
+static int line_of(conv *c, const macsim_ginst *g, uint64_t pc0, const char *file,
+                   base_err *e)
+{
+    const macsim_fmt *f = &c->r->t.fmt;
+    char op[64];
+    uint64_t addr[MACSIM_WARP_SIZE];
+    int w = macsim_sass_opcode(f, g, c->fam, op, sizeof op);
+    if (w < 0)
+        return base_fail(e, BASE_EXIT_INPUT, "%s: byte offset %llu: %s opcode %s has no "
+                         "equivalent in the %s opcode table (binary version %d)", file,
+                         (unsigned long long)g->offset, macsim_type_name(f->type),
+                         macsim_opcode_name(f->type, g->opcode), isa_family_name(c->fam),
+                         c->binary_version);
+    trace_wline l = {0};
+    l.pc = g->pc - pc0;
+    l.mask = g->mask;
+    l.opcode = op;
+    l.width = (uint32_t)w;
+    set_regs(f, g, &l);
+    if (w) {
+        macsim_lane_addrs(f, g, addr);
+        l.addr = addr;
+    }
+    trace_format_line(&c->text, &l);
+    return 0;
+}
+
+static int write_warp(conv *c, const macsim_kernel *k, uint32_t id, uint64_t pc0, base_err *e)
+{
+    char *p = macsim_warp_file(k, id);
+    macsim_stream *s = macsim_stream_open(p, &c->r->t.fmt, e);
+    int rc = s ? 0 : -1;
+    uint64_t n = 0;
+    macsim_ginst g;
+    c->text.len = 0;
+    while (rc == 0 && (rc = macsim_stream_gpu(s, &g, e)) == 1) {
+        rc = line_of(c, &g, pc0, p, e);
+        n++;
+    }
+    macsim_stream_close(s);
+    free(p);
+    if (rc == 0)
+        trace_wdir_warp(c->d, id & 0xffff, n, c->text.s ? c->text.s : "", c->text.len);
+    return rc;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* CTAs in id order as "thread block = i,0,0" (i = 0, 1, ...), warps in index order. */
+static int write_kernel(conv *c, size_t ki, base_err *e)
+{
+    const macsim_kernel *k = &c->r->t.kernels[ki];
+    const macsim_unit *u = &c->r->u[ki];
+    trace_wheader h = {0};
+    h.name = k->name;
+    h.grid[0] = k->nctas;
+    h.block[0] = k->warps_per_cta * MACSIM_WARP_SIZE;
+    h.grid[1] = h.grid[2] = h.block[1] = h.block[2] = 1;
+    h.shmem = (u->shmem_end + SHMEM_GRANULE - 1) / SHMEM_GRANULE * SHMEM_GRANULE;
+    h.nregs = c->nregs;
+    h.binary_version = c->binary_version;
+    if (trace_wdir_kernel_begin(c->d, &h, e))
+        return -1;
+    uint32_t *ids = base_malloc(k->nwarps * sizeof *ids);
+    memcpy(ids, k->warp_ids, k->nwarps * sizeof *ids);
+    qsort(ids, k->nwarps, sizeof *ids, cmp_u32);
+    int rc = 0;
+    for (uint32_t i = 0, cta = 0; i < k->nwarps && rc == 0; cta++) {
+        trace_wdir_cta_begin(c->d, cta, 0, 0);
+        uint32_t id = ids[i] >> 16;
+        for (; i < k->nwarps && ids[i] >> 16 == id && rc == 0; i++)
+            rc = write_warp(c, k, ids[i], u->min_pc == UINT64_MAX ? 0 : u->min_pc, e);
+        trace_wdir_cta_end(c->d);
+    }
+    free(ids);
+    return rc ? -1 : trace_wdir_kernel_end(c->d, e);
+}
+
+int macsim_to_accelsim(const char *src, const char *dir, const macsim_opts *o,
+                       macsim_summary *s, base_err *e)
+{
+    conv c = {0};
+    c.binary_version = o && o->binary_version ? o->binary_version : DEFAULT_BINARY_VERSION;
+    c.nregs = o && o->nregs ? o->nregs : DEFAULT_NREGS;
+    c.fam = isa_family_for_version(c.binary_version);
+    if (c.fam < 0)
+        return base_fail(e, BASE_EXIT_USAGE, "binary version %d: expected a known one "
+                         "(e.g. 61, 70, 75, 80, 90)", c.binary_version);
+    macsim_trace t;   /* the text files only: say no to a CPU trace before reading it */
+    if (macsim_open(src, o ? o->addr32 : 0, &t, e))
+        return -1;
+    int gpu = macsim_type_is_gpu(t.fmt.type);
+    if (!gpu)
+        base_fail(e, BASE_EXIT_INPUT, "%s: a MacSim %s (CPU) trace: only GPU traces convert "
+                  "to Accel-Sim", t.path, macsim_type_name(t.fmt.type));
+    macsim_close(&t);
+    if (!gpu)
+        return -1;
+    macsim_run r;
+    c.r = &r;
+    int rc = macsim_run_trace(&r, src, o, e);
+    if (rc == 0 && !(c.d = trace_wdir_open(dir, o && o->xz, e)))
+        rc = -1;
+    for (size_t i = 0; rc == 0 && i < r.t.nkernels; i++)
+        rc = write_kernel(&c, i, e);
+    if (c.d)
+        rc = rc == 0 ? trace_wdir_commit(c.d, e) : (trace_wdir_abort(c.d), -1);
+    if (rc == 0 && s)
+        macsim_run_summary(&r, s);
+    base_buf_free(&c.text);
+    macsim_run_free(&r);
+    return rc;
+}
