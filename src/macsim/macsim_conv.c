@@ -163,7 +163,7 @@ typedef struct conv {
 
 /* MacSim register ids -> R<n>: ptx ids from 200 up are special registers (tid, ctaid...)
  * and generator ids above 254 are not general registers either, so both are dropped; one
- * destination and at most five sources, as the Accel-Sim tracer writes. */
+ * destination and at most four sources, what the Accel-Sim reader accepts. */
 static void set_regs(const macsim_fmt *f, const macsim_ginst *g, trace_wline *l)
 {
     unsigned lim = f->type == MACSIM_NVBIT ? 255 : 200;
@@ -171,7 +171,7 @@ static void set_regs(const macsim_fmt *f, const macsim_ginst *g, trace_wline *l)
     for (unsigned i = 0; i < g->ndst && !l->ndst; i++)
         if (g->dst[i] < lim)
             l->dst = g->dst[i], l->ndst = 1;
-    for (unsigned i = 0; i < g->nsrc && l->nsrc < 5; i++)
+    for (unsigned i = 0; i < g->nsrc && l->nsrc < TRACE_WRITE_MAX_SRC; i++)
         if (g->src[i] < lim)
             l->src[l->nsrc++] = g->src[i];
 }

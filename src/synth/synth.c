@@ -176,8 +176,8 @@ static void emit(synth_warp *w, uint32_t mask, const char *op, int dst, const ui
         l.ndst = 1;
         l.dst = (uint16_t)dst;
     }
-    if (nsrc > 5)
-        abort(); /* the tracer writes at most 5 sources: a workload bug */
+    if (nsrc > TRACE_WRITE_MAX_SRC)
+        abort(); /* more sources than Accel-Sim accepts: a workload bug */
     l.nsrc = (uint8_t)nsrc;
     for (int i = 0; i < nsrc; i++)
         l.src[i] = (uint16_t)va_arg(ap, int);
