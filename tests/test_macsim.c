@@ -114,6 +114,53 @@ static int summarize(const char *path, macsim_summary *s, base_err *e)
 
 /* ---- ../shared ---- */
 
+/* INST_COUNT_TOT of one run in ../shared/reference/macsim/key_stats.tsv (-1 if absent). */
+static long long reference_insts(const char *run)
+{
+    const char *path = test_shared_path("reference/macsim/key_stats.tsv");
+    char *text = path ? test_read_file(path, NULL) : NULL;
+    long long v = -1;
+    int col = -1;
+    for (char *save = NULL, *l = text ? strtok_r(text, "\n", &save) : NULL; l;
+         l = strtok_r(NULL, "\n", &save)) {
+        char *f[64], *s2 = NULL;
+        int n = 0;
+        for (char *t = strtok_r(l, "\t", &s2); t && n < 64; t = strtok_r(NULL, "\t", &s2))
+            f[n++] = t;
+        for (int i = 0; col < 0 && i < n; i++)
+            if (strcmp(f[i], "INST_COUNT_TOT") == 0)
+                col = i;
+        if (col >= 0 && col < n && n > 0 && strcmp(f[0], run) == 0)
+            v = strtoll(f[col], NULL, 10);
+    }
+    free(text);
+    return v;
+}
+
+/* MacSim retires every record but each warp's (thread's) last: what `trace info` reports as
+ * retired must equal the reference runs' INST_COUNT_TOT. */
+TEST(macsim_retired_matches_reference_runs)
+{
+    static const struct { const char *trace, *run; } cases[] = {
+        {"traces/macsim/ptx_vectoradd", "ptx_vectoradd_gtx465"},
+        {"traces/macsim/nvbit_vectormultadd_4096", "nvbit_vma4096_default"},
+        {"traces/macsim/x86_mergesort", "x86_mergesort_x86"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *p = test_shared_path(cases[i].trace);
+        if (!p)
+            return;
+        char *path = base_strdup(p);
+        macsim_summary s;
+        base_err e = {0};
+        CHECK_EQ(summarize(path, &s, &e), 0);
+        long long want = reference_insts(cases[i].run);
+        CHECK(want > 0);
+        CHECK_EQ(s.retired, want);
+        free(path);
+    }
+}
+
 TEST(macsim_shared_counts)
 {
     const char *p = test_shared_path("traces/macsim/ptx_vectoradd");

@@ -88,6 +88,72 @@ static void check_sample(const char *name)
     }
 }
 
+/* SIMT sanity of one CTA: every warp has instructions, every existing thread exits exactly
+ * once and runs nothing after its EXIT, and all warps execute the same number of barriers
+ * (what Accel-Sim needs to run the trace without deadlock or assertion). */
+static int check_cta_liveness(const trace_kernel *k, const trace_cta *c, uint32_t threads)
+{
+    int bars = -1;
+    for (uint32_t w = 0; w < c->nwarps; w++) {
+        const trace_warp *tw = &c->warps[w];
+        uint32_t left = threads - w * 32, exists = left >= 32 ? 0xffffffffu : (1u << left) - 1;
+        uint32_t alive = exists;
+        int nbar = 0;
+        if (tw->n == 0)
+            return -1;
+        for (uint32_t i = tw->first; i < tw->first + tw->n; i++) {
+            const trace_dinst *d = &c->insts[i];
+            const trace_sinst *si = trace_kernel_sinst(k, d->sidx);
+            const char *op = trace_sinst_opcode(k, si);
+            if (d->mask & ~alive)
+                return -2;
+            if (strncmp(op, "EXIT", 4) == 0)
+                alive &= ~d->mask;
+            nbar += strncmp(op, "BAR", 3) == 0;
+        }
+        if (alive != 0)
+            return -3;
+        if (bars >= 0 && nbar != bars)
+            return -4;
+        bars = nbar;
+    }
+    return 0;
+}
+
+TEST(samples_threads_exit_once_and_barriers_match)
+{
+    static const char *const why[] = {"", "a warp without instructions",
+                                      "a lane runs after its EXIT or beyond the block",
+                                      "a thread never exits", "warps disagree on barriers"};
+    for (size_t i = 0; i < synth_count(); i++) {
+        char dir[300];
+        snprintf(dir, sizeof dir, SAMPLES "/%s", synth_at(i)->name);
+        base_err e = {0};
+        trace_list l;
+        if (trace_list_open(dir, &l, &e) != 0) {
+            test_fail_at(__FILE__, __LINE__, "%s", e.msg);
+            continue;
+        }
+        for (size_t j = 0; j < l.ncmds; j++) {
+            if (l.cmds[j].kind != TRACE_CMD_KERNEL)
+                continue;
+            trace_kernel *k = trace_kernel_open(l.cmds[j].path, &e);
+            trace_cta c = {0};
+            int rc = 0;
+            while (k && rc == 0 && trace_next_cta(k, &c, &e) == 1) {
+                rc = check_cta_liveness(k, &c, trace_kernel_header(k)->threads_per_cta);
+                if (rc)
+                    test_fail_at(__FILE__, __LINE__, "%s CTA %" PRIu64 ": %s", l.cmds[j].path,
+                                 c.index, why[-rc]);
+            }
+            CHECK(k != NULL);
+            trace_cta_free(&c);
+            trace_kernel_close(k);
+        }
+        trace_list_free(&l);
+    }
+}
+
 TEST(samples_regenerate_identically)
 {
     DIR *d = opendir(SAMPLES);
