@@ -102,7 +102,7 @@ static void gather_warp(synth_warp *w, const void *p)
 static int gather_emit(synth_gen *g, base_err *e)
 {
     ga_args a;
-    uint64_t n = (uint64_t)synth_p(g, "n"), block = (uint64_t)synth_p(g, "block");
+    uint64_t n = (uint64_t)synth_p(g, "n");
     uint64_t fp = (uint64_t)synth_p(g, "footprint");
     a.elem = (unsigned)synth_p(g, "elem");
     if (a.elem != 4 && a.elem != 8)
@@ -117,10 +117,8 @@ static int gather_emit(synth_gen *g, base_err *e)
     a.out = synth_malloc(g, n * a.elem);
     synth_memcpy(g, a.in, fp);
     synth_memcpy(g, a.idx, n * 4);
-    synth_launch l = {a.elem == 8 ? "_Z6gatherPKdPKiPdi" : "_Z6gatherPKfPKiPfi",
-                      {(uint32_t)((n + block - 1) / block), 1, 1}, {(uint32_t)block, 1, 1},
-                      0, 10, 0, gather_warp, &a};
-    return synth_launch_kernel(g, &l, e);
+    return synth_launch_1d(g, a.elem == 8 ? "_Z6gatherPKdPKiPdi" : "_Z6gatherPKfPKiPfi", n, 10,
+                           0, gather_warp, &a, e);
 }
 
 static const synth_param_def GATHER_P[] = {
@@ -460,7 +458,7 @@ static void branchy_warp(synth_warp *w, const void *p)
 static int branchy_emit(synth_gen *g, base_err *e)
 {
     br_args a;
-    uint64_t n = (uint64_t)synth_p(g, "n"), block = (uint64_t)synth_p(g, "block");
+    uint64_t n = (uint64_t)synth_p(g, "n");
     a.n = n;
     a.seed = synth_seed(g);
     a.maxiter = (uint32_t)synth_p(g, "maxiter");
@@ -470,9 +468,7 @@ static int branchy_emit(synth_gen *g, base_err *e)
     synth_memcpy(g, a.data, n * 4);
     char name[64];
     snprintf(name, sizeof name, "_Z7branchyILj%uEEvPKjPfij", a.maxiter);
-    synth_launch l = {name, {(uint32_t)((n + block - 1) / block), 1, 1},
-                      {(uint32_t)block, 1, 1}, 0, 12, 0, branchy_warp, &a};
-    return synth_launch_kernel(g, &l, e);
+    return synth_launch_1d(g, name, n, 12, 0, branchy_warp, &a, e);
 }
 
 static const synth_param_def BRANCHY_P[] = {
@@ -667,10 +663,7 @@ static void combine_warp(synth_warp *w, const void *p)
 static int multi_launch(synth_gen *g, const char *name, uint64_t stream,
                         void (*warp)(synth_warp *, const void *), const mu_args *a, base_err *e)
 {
-    uint64_t block = (uint64_t)synth_p(g, "block");
-    synth_launch l = {name, {(uint32_t)((a->n + block - 1) / block), 1, 1},
-                      {(uint32_t)block, 1, 1}, 0, 10, stream, warp, a};
-    return synth_launch_kernel(g, &l, e);
+    return synth_launch_1d(g, name, a->n, 10, stream, warp, a, e);
 }
 
 /* Host program, in issue order (kernel j of each stream reads what kernel j-1 wrote):

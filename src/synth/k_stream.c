@@ -69,16 +69,14 @@ static void vectoradd_warp(synth_warp *w, const void *p)
 static int vectoradd_emit(synth_gen *g, base_err *e)
 {
     va_args v;
-    uint64_t n = (uint64_t)synth_p(g, "n"), block = (uint64_t)synth_p(g, "block");
+    uint64_t n = (uint64_t)synth_p(g, "n");
     v.n = n;
     v.a = synth_malloc(g, n * 4);
     v.b = synth_malloc(g, n * 4);
     v.c = synth_malloc(g, n * 4);
     synth_memcpy(g, v.a, n * 4);
     synth_memcpy(g, v.b, n * 4);
-    synth_launch l = {"_Z9vectorAddPKfS0_Pfi", {(uint32_t)((n + block - 1) / block), 1, 1},
-                      {(uint32_t)block, 1, 1}, 0, 12, 0, vectoradd_warp, &v};
-    return synth_launch_kernel(g, &l, e);
+    return synth_launch_1d(g, "_Z9vectorAddPKfS0_Pfi", n, 12, 0, vectoradd_warp, &v, e);
 }
 
 static const synth_param_def VECTORADD_P[] = {
@@ -122,16 +120,14 @@ static void saxpy_warp(synth_warp *w, const void *p)
 static int saxpy_emit(synth_gen *g, base_err *e)
 {
     sx_args s;
-    uint64_t n = (uint64_t)synth_p(g, "n"), block = (uint64_t)synth_p(g, "block");
+    uint64_t n = (uint64_t)synth_p(g, "n");
     s.n = n;
     s.stride = (uint64_t)synth_p(g, "stride");
     s.x = synth_malloc(g, n * s.stride * 4);
     s.y = synth_malloc(g, n * s.stride * 4);
     synth_memcpy(g, s.x, n * s.stride * 4);
     synth_memcpy(g, s.y, n * s.stride * 4);
-    synth_launch l = {"_Z12saxpy_strideifPKfPfi", {(uint32_t)((n + block - 1) / block), 1, 1},
-                      {(uint32_t)block, 1, 1}, 0, 10, 0, saxpy_warp, &s};
-    return synth_launch_kernel(g, &l, e);
+    return synth_launch_1d(g, "_Z12saxpy_strideifPKfPfi", n, 10, 0, saxpy_warp, &s, e);
 }
 
 static const synth_param_def SAXPY_P[] = {

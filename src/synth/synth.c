@@ -266,6 +266,16 @@ int synth_launch_kernel(synth_gen *g, const synth_launch *l, base_err *e)
     return trace_wdir_kernel_end(g->out, e);
 }
 
+int synth_launch_1d(synth_gen *g, const char *name, uint64_t n, uint32_t nregs, uint64_t stream,
+                    void (*warp)(synth_warp *w, const void *args), const void *args,
+                    base_err *e)
+{
+    uint64_t block = (uint64_t)synth_p(g, "block");
+    synth_launch l = {name, {(uint32_t)((n + block - 1) / block), 1, 1}, {(uint32_t)block, 1, 1},
+                      0, nregs, stream, warp, args};
+    return synth_launch_kernel(g, &l, e);
+}
+
 /* ---- driver ---- */
 
 static int write_params(const synth_values *sv, const char *dir, int xz, base_err *e)

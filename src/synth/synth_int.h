@@ -44,6 +44,11 @@ typedef struct synth_launch {
 } synth_launch;
 
 int synth_launch_kernel(synth_gen *g, const synth_launch *l, base_err *e);
+/* The common case: one thread per element of n, 1D blocks of the workload's "block" parameter
+ * (grid = ceil(n / block)), no shared memory. */
+int synth_launch_1d(synth_gen *g, const char *name, uint64_t n, uint32_t nregs, uint64_t stream,
+                    void (*warp)(synth_warp *w, const void *args), const void *args,
+                    base_err *e);
 /* cudaMalloc-like: 512-byte aligned, never overlapping, addresses of the usual 0x7f.. form. */
 uint64_t synth_malloc(synth_gen *g, uint64_t bytes);
 void synth_memcpy(synth_gen *g, uint64_t addr, uint64_t bytes);
