@@ -13,8 +13,9 @@ BUILD   ?= build
 OPT     ?= -O2
 CFLAGS  ?=
 SAN     ?=
+OMP     ?= -fopenmp
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-ALLCFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -g $(OPT) $(WARN) $(SAN) -Isrc -I$(BUILD)/gen $(CFLAGS)
+ALLCFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -g $(OPT) $(WARN) $(SAN) $(OMP) -Isrc -I$(BUILD)/gen $(CFLAGS)
 LDLIBS   = -llzma -lz -lm
 
 LIB_SRC  = $(filter-out src/cli/%,$(wildcard src/*/*.c))
@@ -78,7 +79,7 @@ fuzz:
 	$(MAKE) CC=clang BUILD=build/fuzzlib OPT=-O1 SAN="-fsanitize=fuzzer-no-link,address,undefined" build/fuzzlib/liblockstep.a
 	@mkdir -p build/fuzz
 	for f in $(FUZZ_SRC); do \
-	  clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Isrc -fsanitize=fuzzer,address,undefined \
+	  clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Isrc -fopenmp -fsanitize=fuzzer,address,undefined \
 	    -o build/fuzz/$$(basename $$f .c) $$f build/fuzzlib/liblockstep.a $(LDLIBS) || exit 1; \
 	done
 

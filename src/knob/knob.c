@@ -290,12 +290,21 @@ void knob_echo_text(FILE *f, const knob_cfg *c, const char *prefix)
     }
 }
 
+/* Knobs that change how fast a run goes but never what it computes: left out of the JSON
+ * echo so a run's JSON is byte-identical whatever the host settings. */
+static int host_only(const char *name)
+{
+    return !strcmp(name, "threads") || !strcmp(name, "omp_schedule") || !strcmp(name, "progress");
+}
+
 void knob_echo_json(base_json *j, const knob_cfg *c)
 {
     char v[512];
     base_json_obj_begin(j);
     for (int i = 0; i < KNOB_COUNT; i++) {
         const knob_def *d = &knob_defs[i];
+        if (host_only(d->name))
+            continue;
         const char *f = (const char *)&c->v + d->off;
         base_json_key(j, d->name);
         switch (d->type) {

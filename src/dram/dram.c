@@ -1,0 +1,419 @@
+/* dram: one channel's controller at command-clock granularity (contract in dram.h).
+ *
+ * Each cycle:
+ *  1. the scheduler queue length is added to queue_sum;
+ *  2. command issue. Banks are scanned round-robin, starting after the bank of the last
+ *     issued command. For each bank with queued requests the plug-in picks a request; the
+ *     bank state gives the command it needs: bank idle -> ACT; its row open -> RD or WR;
+ *     another row open -> PRE (under FR-FCFS the pick is a miss only when no queued request
+ *     hits the open row, so an open row is never closed under a pending hit). The command
+ *     issues if every timing rule allows it; a column command also needs the data bus
+ *     (its burst may start only after the previous burst ended, so bursts leave the bus in
+ *     command order and never overlap) and a reserved return-queue entry (in flight +
+ *     returned < return queue capacity: back-pressure stops column commands, as GPGPU-Sim
+ *     stops them when its rwq is full because the return queue does not drain).
+ *     Single command bus: the first issuable command of the scan, at most one per cycle.
+ *     Dual bus: one scan for a column command, then one for a row command.
+ *  3. the cycle ends; requests whose data has fully transferred move to the return queue:
+ *     a read tCL + burst cycles after its RD, a write tWL + burst after its WR. So a read to
+ *     an idle bank pushed before cycle 0 is ready after exactly tRCD + tCL + burst calls.
+ *
+ * Differences from GPGPU-Sim (dram.cc, dram_sched.cc), all deliberate simplifications:
+ *  - GPGPU-Sim commits a bank to one request (bk->mrq) and assigns at most one request per
+ *    cycle; here the plug-in is asked every cycle, so a row hit that arrives while the bank
+ *    waits to precharge for an older miss is served first.
+ *  - GPGPU-Sim's single-bus loop can issue a row command on one bank and then a column
+ *    command on a later bank in the same cycle; here a single bus carries one command.
+ *  - GPGPU-Sim returns a read CL cycles after its RD (rwq delay line) and has no data-bus
+ *    occupancy check; the contract here is tCL + burst and non-overlapping bursts (with the
+ *    derived turnarounds the bus check never binds; with dram_no_rw_turnaround it does).
+ *  - The round-robin start moves after every command (GPGPU-Sim: after ACT/PRE and after
+ *    each request assignment).
+ *  - The separate write queue (dram_separate_write_queue and its watermarks) is not modelled.
+ */
+#include "dram.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NEVER (INT64_MIN / 2)       /* "never issued": t - NEVER exceeds every delay */
+#define SCHED_Q_UNLIMITED 4096u     /* dram_sched_queue = 0 */
+#define RETURN_Q_UNLIMITED 1024u    /* dram_return_queue = 0 (GPGPU-Sim uses 1024 too) */
+#define ROW_CMDS ((1u << DRAM_ACT) | (1u << DRAM_PRE))
+#define COL_CMDS ((1u << DRAM_RD) | (1u << DRAM_WR))
+
+static const stat_desc dram_descs[] = {
+#define STAT_COUNTER STAT_DESC_COUNTER
+#define STAT_DIST STAT_DESC_DIST
+#define STAT_RATIO STAT_DESC_RATIO
+#include "dram_stats.def"
+#undef STAT_COUNTER
+#undef STAT_DIST
+#undef STAT_RATIO
+};
+
+enum {
+#define STAT_COUNTER(n, h) DS_##n,
+#define STAT_DIST(n, b, nb, h) DS_##n,
+#define STAT_RATIO(n, a, b, h) DS_##n,
+#include "dram_stats.def"
+#undef STAT_COUNTER
+#undef STAT_DIST
+#undef STAT_RATIO
+    DS_COUNT
+};
+
+#define BUMP(d, name, n) stat_inc(&(d)->st, (d)->st.set->slot[DS_##name], (n))
+
+typedef struct dram_bank {
+    int64_t open_row; /* -1: idle (precharged) */
+    int used;         /* a column command went to the open row since its activate */
+    uint32_t group;
+    uint32_t nq;      /* queued requests for this bank */
+} dram_bank;
+
+typedef struct dram_flight {
+    mem_req r;
+    uint64_t done; /* cycle its data transfer ends */
+} dram_flight;
+
+struct dram {
+    dram_timing t;
+    mem_addrmap map;
+    uint32_t n_mem, n_sub, channel;
+    int xor_bank, dual_bus;
+    const dram_sched_ops *sched;
+    dram_rule rules[DRAM_MAX_RULES];
+    uint8_t rule_of[DRAM_NCMD][DRAM_MAX_RULES]; /* rules whose second command is c */
+    uint8_t nrule_of[DRAM_NCMD];
+    dram_bank *bk;
+    int64_t *last_bank, *last_grp; /* last issue cycle, [bank or group][cmd] */
+    int64_t last_any[DRAM_NCMD];
+    /* scheduler queue in arrival order (index 0 oldest), parallel arrays for the plug-in */
+    mem_req *q;
+    const mem_req **qp;
+    uint32_t *qbank;
+    uint64_t *qrow;
+    uint32_t qn, qcap;
+    dram_flight *fl; /* in flight, a ring in completion order */
+    uint32_t fl_head, fl_n;
+    mem_q ret;
+    uint64_t now, bus_end;
+    uint32_t prio;
+    stat_block st;
+};
+
+/* The layout is computed by the first call, which must come from serial code (dram_new is
+ * called while the simulator is built); afterwards the set is only read. */
+const stat_set *dram_stats_set(void)
+{
+    static stat_set set;
+    static int ready;
+    if (!ready) {
+        set.name = "dram";
+        set.descs = dram_descs;
+        set.ndescs = DS_COUNT;
+        stat_set_init(&set);
+        ready = 1;
+    }
+    return &set;
+}
+
+stat_block *dram_stats(dram *d) { return &d->st; }
+
+/* GPGPU-Sim get_bankgrp_number: "higher" takes the high bank bits (b >> log2(nbk/nbkgrp)),
+ * "lower" the low ones (b & (nbkgrp-1)); written with / and % for any counts. */
+static uint32_t bank_group(const dram_timing *t, int lower, uint32_t b)
+{
+    if (lower)
+        return b % t->nbkgrp;
+    uint32_t per = t->nbk / t->nbkgrp ? t->nbk / t->nbkgrp : 1;
+    uint32_t g = b / per;
+    return g < t->nbkgrp ? g : t->nbkgrp - 1;
+}
+
+static void index_rules(dram *d)
+{
+    size_t n = dram_rules(&d->t, d->rules, DRAM_MAX_RULES);
+    for (size_t i = 0; i < n; i++) {
+        int c = d->rules[i].then;
+        d->rule_of[c][d->nrule_of[c]++] = (uint8_t)i;
+    }
+}
+
+static void alloc_state(dram *d, uint32_t qcap, uint32_t retcap)
+{
+    uint32_t nbk = d->t.nbk, ng = d->t.nbkgrp;
+    d->bk = base_calloc(nbk, sizeof *d->bk);
+    d->last_bank = base_malloc((size_t)nbk * DRAM_NCMD * sizeof *d->last_bank);
+    d->last_grp = base_malloc((size_t)ng * DRAM_NCMD * sizeof *d->last_grp);
+    for (size_t i = 0; i < (size_t)nbk * DRAM_NCMD; i++)
+        d->last_bank[i] = NEVER;
+    for (size_t i = 0; i < (size_t)ng * DRAM_NCMD; i++)
+        d->last_grp[i] = NEVER;
+    for (int c = 0; c < DRAM_NCMD; c++)
+        d->last_any[c] = NEVER;
+    d->qcap = qcap;
+    d->q = base_calloc(qcap, sizeof *d->q);
+    d->qp = base_calloc(qcap, sizeof *d->qp);
+    d->qbank = base_calloc(qcap, sizeof *d->qbank);
+    d->qrow = base_calloc(qcap, sizeof *d->qrow);
+    for (uint32_t i = 0; i < qcap; i++)
+        d->qp[i] = &d->q[i];
+    mem_q_init(&d->ret, retcap);
+    d->fl = base_calloc(retcap, sizeof *d->fl);
+}
+
+dram *dram_new(const knobs *k, const mem_addrmap *map, uint32_t channel)
+{
+    dram *d = base_calloc(1, sizeof *d);
+    dram_timing_from_knobs(&d->t, k);
+    d->map = *map;
+    d->n_mem = (uint32_t)k->n_mem;
+    d->n_sub = (uint32_t)k->n_sub_partitions;
+    d->channel = channel;
+    d->xor_bank = k->dram_bank_indexing == 1;
+    d->dual_bus = k->dram_dual_bus != 0;
+    char name[64];
+    knob_enum_name(KNOB_ID_dram_scheduler, k->dram_scheduler, name, sizeof name);
+    d->sched = dram_sched_find(name);
+    if (!d->sched)
+        base_panic("dram %u: no scheduler plug-in named '%s'", channel, name);
+    index_rules(d);
+    alloc_state(d, k->dram_sched_queue ? (uint32_t)k->dram_sched_queue : SCHED_Q_UNLIMITED,
+                k->dram_return_queue ? (uint32_t)k->dram_return_queue : RETURN_Q_UNLIMITED);
+    for (uint32_t b = 0; b < d->t.nbk; b++) {
+        d->bk[b].open_row = -1;
+        d->bk[b].group = bank_group(&d->t, k->dram_bankgroup_indexing == 1, b);
+    }
+    stat_block_init(&d->st, dram_stats_set());
+    return d;
+}
+
+void dram_free(dram *d)
+{
+    if (!d)
+        return;
+    free(d->bk);
+    free(d->last_bank);
+    free(d->last_grp);
+    free(d->q);
+    free(d->qp);
+    free(d->qbank);
+    free(d->qrow);
+    free(d->fl);
+    mem_q_free(&d->ret);
+    stat_block_free(&d->st);
+    free(d);
+}
+
+int dram_can_accept(const dram *d) { return d->qn < d->qcap; }
+int dram_ret_ready(const dram *d) { return !mem_q_empty(&d->ret); }
+mem_req dram_ret_pop(dram *d) { return mem_q_pop(&d->ret); }
+int dram_busy(const dram *d) { return d->qn || d->fl_n || !mem_q_empty(&d->ret); }
+uint64_t dram_now(const dram *d) { return d->now; }
+uint32_t dram_queue_len(const dram *d) { return d->qn; }
+
+/* Bank and row of an address. XOR indexing is GPGPU-Sim's bitwise_hash_function: the bank
+ * XOR the low row bits (row & (nbk - 1)); the modulo only matters for bank counts that are
+ * not powers of two or maps with more bank bits than banks. */
+static void decode(const dram *d, uint64_t addr, uint32_t *bank, uint64_t *row)
+{
+    mem_addr a;
+    mem_addrmap_decode(&d->map, d->n_mem, d->n_sub, addr, &a);
+    uint32_t b = a.bank;
+    if (d->xor_bank)
+        b ^= (uint32_t)(a.row & (uint64_t)(d->t.nbk - 1));
+    *bank = b % d->t.nbk;
+    *row = a.row;
+}
+
+void dram_push(dram *d, const mem_req *r)
+{
+    if (d->qn >= d->qcap)
+        base_panic("dram %u: push on a full scheduler queue (%u entries)", d->channel, d->qcap);
+    uint32_t i = d->qn++;
+    d->q[i] = *r;
+    d->q[i].loc = MEM_AT_DRAM_Q;
+    decode(d, r->addr, &d->qbank[i], &d->qrow[i]);
+    d->bk[d->qbank[i]].nq++;
+    BUMP(d, requests, 1);
+}
+
+static int64_t last_issue(const dram *d, int cmd, int scope, uint32_t b)
+{
+    uint32_t g = d->bk[b].group;
+    switch (scope) {
+    case DRAM_SAME_BANK: return d->last_bank[(size_t)b * DRAM_NCMD + (size_t)cmd];
+    case DRAM_SAME_GROUP: return d->last_grp[(size_t)g * DRAM_NCMD + (size_t)cmd];
+    case DRAM_OTHER_GROUP: {
+        int64_t t0 = NEVER;
+        for (uint32_t o = 0; o < d->t.nbkgrp; o++) {
+            int64_t v = d->last_grp[(size_t)o * DRAM_NCMD + (size_t)cmd];
+            if (o != g && v > t0)
+                t0 = v;
+        }
+        return t0;
+    }
+    default: return d->last_any[cmd];
+    }
+}
+
+static int rules_allow(const dram *d, int cmd, uint32_t b)
+{
+    int64_t now = (int64_t)d->now;
+    for (unsigned i = 0; i < d->nrule_of[cmd]; i++) {
+        const dram_rule *r = &d->rules[d->rule_of[cmd][i]];
+        if (now - last_issue(d, r->first, r->scope, b) < (int64_t)r->delay)
+            return 0;
+    }
+    return 1;
+}
+
+int dram_rule_allows(const dram *d, int cmd, uint32_t bank)
+{
+    if (cmd < 0 || cmd >= DRAM_NCMD || bank >= d->t.nbk)
+        return 0;
+    return rules_allow(d, cmd, bank);
+}
+
+static uint64_t burst_start(const dram *d, int cmd)
+{
+    return d->now + (cmd == DRAM_RD ? d->t.tCL : d->t.tWL);
+}
+
+static int can_issue(const dram *d, int cmd, uint32_t b)
+{
+    if (!rules_allow(d, cmd, b))
+        return 0;
+    if (cmd != DRAM_RD && cmd != DRAM_WR)
+        return 1;
+    return burst_start(d, cmd) >= d->bus_end && d->fl_n + mem_q_len(&d->ret) < d->ret.cap;
+}
+
+/* The command bank b needs for queue entry qi. */
+static int needed_cmd(const dram *d, uint32_t b, uint32_t qi)
+{
+    int64_t open = d->bk[b].open_row;
+    if (open < 0)
+        return DRAM_ACT;
+    if ((uint64_t)open != d->qrow[qi])
+        return DRAM_PRE;
+    return d->q[qi].op == MEM_WR ? DRAM_WR : DRAM_RD;
+}
+
+static void record(dram *d, int cmd, uint32_t b)
+{
+    int64_t now = (int64_t)d->now;
+    d->last_bank[(size_t)b * DRAM_NCMD + (size_t)cmd] = now;
+    d->last_grp[(size_t)d->bk[b].group * DRAM_NCMD + (size_t)cmd] = now;
+    d->last_any[cmd] = now;
+}
+
+static void queue_remove(dram *d, uint32_t qi)
+{
+    uint32_t tail = d->qn - qi - 1;
+    memmove(&d->q[qi], &d->q[qi + 1], tail * sizeof *d->q);
+    memmove(&d->qbank[qi], &d->qbank[qi + 1], tail * sizeof *d->qbank);
+    memmove(&d->qrow[qi], &d->qrow[qi + 1], tail * sizeof *d->qrow);
+    d->qn--;
+}
+
+/* Column command: the request leaves the queue and is in flight until its burst ends. */
+static void serve(dram *d, int cmd, uint32_t b, uint32_t qi)
+{
+    uint64_t done = burst_start(d, cmd) + d->t.burst;
+    dram_flight *f = &d->fl[(d->fl_head + d->fl_n) % d->ret.cap];
+    f->r = d->q[qi];
+    f->done = done;
+    d->fl_n++;
+    d->bus_end = done;
+    queue_remove(d, qi);
+    d->bk[b].nq--;
+    if (cmd == DRAM_RD)
+        BUMP(d, reads, 1);
+    else
+        BUMP(d, writes, 1);
+    BUMP(d, accesses, 1);
+    BUMP(d, row_hits, d->bk[b].used ? 1u : 0u);
+    BUMP(d, busy_cycles, d->t.burst);
+    d->bk[b].used = 1;
+}
+
+static void issue(dram *d, int cmd, uint32_t b, uint32_t qi)
+{
+    record(d, cmd, b);
+    switch (cmd) {
+    case DRAM_ACT:
+        d->bk[b].open_row = (int64_t)d->qrow[qi];
+        d->bk[b].used = 0;
+        BUMP(d, activates, 1);
+        break;
+    case DRAM_PRE:
+        d->bk[b].open_row = -1;
+        BUMP(d, precharges, 1);
+        break;
+    default: serve(d, cmd, b, qi); break;
+    }
+    d->prio = (b + 1) % d->t.nbk;
+}
+
+/* One round-robin scan; issues the first allowed command of a class in `classes`. */
+static int try_issue(dram *d, unsigned classes)
+{
+    uint32_t nbk = d->t.nbk;
+    for (uint32_t i = 0; i < nbk; i++) {
+        uint32_t b = (d->prio + i) % nbk;
+        if (!d->bk[b].nq)
+            continue;
+        int qi = d->sched->pick(d->qp, d->qbank, d->qrow, d->qn, b, d->bk[b].open_row);
+        if (qi < 0)
+            continue;
+        if ((uint32_t)qi >= d->qn || d->qbank[qi] != b)
+            base_panic("dram %u: scheduler %s picked entry %d for bank %u", d->channel,
+                       d->sched->name, qi, b);
+        int cmd = needed_cmd(d, b, (uint32_t)qi);
+        if (!(classes >> cmd & 1u) || !can_issue(d, cmd, b))
+            continue;
+        issue(d, cmd, b, (uint32_t)qi);
+        return 1;
+    }
+    return 0;
+}
+
+static void retire(dram *d)
+{
+    while (d->fl_n && d->fl[d->fl_head].done <= d->now) {
+        mem_req r = d->fl[d->fl_head].r;
+        r.loc = MEM_AT_DRAM_RET;
+        mem_q_push(&d->ret, &r); /* room was reserved when the column command issued */
+        d->fl_head = (d->fl_head + 1) % d->ret.cap;
+        d->fl_n--;
+    }
+}
+
+void dram_cycle(dram *d)
+{
+    BUMP(d, queue_sum, d->qn);
+    if (d->qn) {
+        if (d->dual_bus) {
+            try_issue(d, COL_CMDS);
+            try_issue(d, ROW_CMDS);
+        } else {
+            try_issue(d, ROW_CMDS | COL_CMDS);
+        }
+    }
+    d->now++;
+    BUMP(d, cmd_cycles, 1);
+    retire(d);
+}
+
+void dram_foreach(const dram *d, void (*fn)(void *ctx, const mem_req *r), void *ctx)
+{
+    for (uint32_t i = 0; i < d->qn; i++)
+        fn(ctx, &d->q[i]);
+    for (uint32_t i = 0; i < d->fl_n; i++)
+        fn(ctx, &d->fl[(d->fl_head + i) % d->ret.cap].r);
+    for (uint32_t i = 0; i < mem_q_len(&d->ret); i++)
+        fn(ctx, &d->ret.v[(d->ret.head + i) % d->ret.cap]);
+}

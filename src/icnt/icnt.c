@@ -1,0 +1,454 @@
+/* icnt: crossbars between SMs and sub-partitions, after GPGPU-Sim's "local crossbar"
+ * (network_mode 2, local_interconnect.cc: xbar_router).
+ *
+ * Followed from GPGPU-Sim: one crossbar per subnet (requests on 0, replies on 1, or both on
+ * one), FIFO input buffers (only the head packet of an input competes), an output accepts one
+ * input per cycle, in/out buffer limits, the two arbiters:
+ * - "fifo" (-icnt_arbiter_algo 0, NAIVE_RR): one priority pointer over the inputs that moves
+ *   on by one every cycle; inputs in that order take their head's output if it is free.
+ * - "islip" (-icnt_arbiter_algo 1): every output grants the requesting input nearest at or
+ *   after its grant pointer, which then moves past the winner (held for icnt_grant_cycles
+ *   active cycles, as GPGPU-Sim does). With FIFO inputs each input requests exactly one output,
+ *   so iSLIP's accept step always accepts the single grant and needs no accept pointer.
+ * Differences:
+ * - Flits: GPGPU-Sim's local crossbar moves whole packets in one cycle (buffer limits count
+ *   packets). Here a packet is ceil(bytes / icnt_flit_size) flits, each input sends and each
+ *   output takes one flit per cycle, and a packet keeps its output until its last flit
+ *   (limits count flits). The output space of the whole packet is reserved at its first
+ *   flit, so a started packet never stalls. A packet larger than a buffer limit may still
+ *   enter an empty buffer (otherwise it could never move).
+ * - islip: GPGPU-Sim searches from the first input strictly after the pointer (upper_bound),
+ *   which skips the input the pointer names and can starve it; here the search includes it.
+ * - fifo: GPGPU-Sim's pointer runs over all n_shader + n_mem node ids, so for the cycles it
+ *   names a node that is no input of the subnet the scan starts at input 0; here it runs
+ *   over the subnet's inputs only.
+ * - icnt_latency: extra cycles between a packet's last flit and the moment it can be popped.
+ * - in_full counts input-port cycles whose buffer could not take a largest (40-byte) packet
+ *   (GPGPU-Sim counts refused has-buffer queries; icnt_can_push is const here).
+ */
+#include "icnt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ICNT_COUNTERS(C)                                                                       \
+    C(req_packets, "request packets injected (SM -> sub-partition)")                          \
+    C(req_flits, "request flits injected")                                                    \
+    C(rep_packets, "reply packets injected (sub-partition -> SM)")                            \
+    C(rep_flits, "reply flits injected")                                                      \
+    C(req_delivered, "request packets delivered to their output buffer")                      \
+    C(rep_delivered, "reply packets delivered to their output buffer")                        \
+    C(req_latency_sum, "icnt cycles from injection to delivery, summed over request packets") \
+    C(rep_latency_sum, "icnt cycles from injection to delivery, summed over reply packets")   \
+    C(cycles, "interconnect cycles")                                                          \
+    C(active_cycles, "interconnect cycles with a packet anywhere")                            \
+    C(in_full, "input-port cycles whose buffer could not take a largest packet")              \
+    C(out_full, "output-port cycles a waiting packet could not start: output buffer full")    \
+    C(conflicts, "input-port cycles whose head packet lost its output to another input")
+#define ICNT_RATIOS(R)                                                                         \
+    R(req_avg_latency, req_latency_sum, req_delivered, "mean request latency (icnt cycles)")  \
+    R(rep_avg_latency, rep_latency_sum, rep_delivered, "mean reply latency (icnt cycles)")
+
+/* Counters first, ratios after: a counter's slot is its index. */
+enum {
+#define IC_(n, h) IS_##n,
+#define IR_(n, a, b, h) IS_##n,
+    ICNT_COUNTERS(IC_) ICNT_RATIOS(IR_) IS_COUNT
+#undef IC_
+#undef IR_
+};
+#define IS_NCOUNTERS IS_req_avg_latency
+
+static const stat_desc icnt_descs[] = {ICNT_COUNTERS(STAT_DESC_COUNTER) ICNT_RATIOS(STAT_DESC_RATIO)};
+#define SLOT_C(n, h) IS_##n,
+#define NONE_C(n, h) -1,
+#define NONE_R(n, a, b, h) -1,
+#define NUM_R(n, a, b, h) IS_##a,
+#define DEN_R(n, a, b, h) IS_##b,
+static const int icnt_slot[] = {ICNT_COUNTERS(SLOT_C) ICNT_RATIOS(NONE_R)};
+static const int icnt_num[] = {ICNT_COUNTERS(NONE_C) ICNT_RATIOS(NUM_R)};
+static const int icnt_den[] = {ICNT_COUNTERS(NONE_C) ICNT_RATIOS(DEN_R)};
+/* The layout is constant, so the set is too (stat_set's int * fields are only ever read once
+ * laid out; stat_set_init is what writes them for sets built at run time). */
+static const stat_set icnt_set = {"icnt", icnt_descs, IS_COUNT, (int *)icnt_slot,
+                                  (int *)icnt_num, (int *)icnt_den, IS_NCOUNTERS};
+
+const stat_set *icnt_stats_set(void) { return &icnt_set; }
+
+typedef struct pkt {
+    mem_req r;
+    uint64_t t_push;  /* icnt cycle of injection */
+    uint64_t t_ready; /* first cycle it can be popped; UINT64_MAX while flits are missing */
+    uint32_t dst;     /* output port */
+    uint32_t flits;
+    int subnet;
+} pkt;
+
+/* A FIFO of packets by value, with the flits it holds (reserved flits for outputs). */
+typedef struct ring {
+    pkt *v;
+    uint32_t cap, head, n, flits;
+} ring;
+
+typedef struct xbar {
+    uint32_t nin, nout;
+    ring *in, *out;
+    uint32_t *sent;      /* per input: flits of its head packet already sent */
+    int32_t *lock;       /* per output: the input whose packet holds it, -1 when free */
+    uint32_t *gptr;      /* per output: islip grant pointer */
+    uint32_t rr;         /* fifo: the input with the highest priority this cycle */
+    uint32_t grant_left; /* islip: active cycles before the pointers may move */
+    uint8_t *in_busy, *out_busy; /* this cycle: input sent / output took a flit */
+    int32_t *cand;       /* islip scratch: per output, the input it grants */
+    uint32_t *cand_dist;
+    uint32_t npkts;      /* packets anywhere in this crossbar */
+} xbar;
+
+struct icnt {
+    uint32_t n_sm, n_sub, nsubnets;
+    uint32_t flit_size, in_limit, out_limit, latency, grant_cycles, max_flits;
+    int islip;
+    uint64_t now;
+    xbar x[2];
+    stat_block st;
+};
+
+static void ring_init(ring *q, uint32_t cap)
+{
+    q->cap = cap;
+    q->head = q->n = q->flits = 0;
+    q->v = base_calloc(cap, sizeof *q->v);
+}
+
+static pkt *ring_at(const ring *q, uint32_t i) { return &q->v[(q->head + i) % q->cap]; }
+
+static pkt *ring_push(ring *q, const pkt *p)
+{
+    if (q->n >= q->cap)
+        base_panic("icnt: packet ring full (cap %u)", q->cap);
+    pkt *slot = ring_at(q, q->n);
+    *slot = *p;
+    q->n++;
+    return slot;
+}
+
+static void ring_drop_head(ring *q)
+{
+    q->head = (q->head + 1) % q->cap;
+    q->n--;
+}
+
+static void xbar_init(xbar *x, uint32_t nin, uint32_t nout, const icnt *n)
+{
+    memset(x, 0, sizeof *x);
+    x->nin = nin;
+    x->nout = nout;
+    x->in = base_calloc(nin, sizeof *x->in);
+    x->out = base_calloc(nout, sizeof *x->out);
+    for (uint32_t i = 0; i < nin; i++)
+        ring_init(&x->in[i], n->in_limit + 1);
+    for (uint32_t o = 0; o < nout; o++)
+        ring_init(&x->out[o], n->out_limit + 1);
+    x->sent = base_calloc(nin, sizeof *x->sent);
+    x->lock = base_malloc(nout * sizeof *x->lock);
+    for (uint32_t o = 0; o < nout; o++)
+        x->lock[o] = -1;
+    x->gptr = base_calloc(nout, sizeof *x->gptr);
+    x->in_busy = base_calloc(nin, 1);
+    x->out_busy = base_calloc(nout, 1);
+    x->cand = base_calloc(nout, sizeof *x->cand);
+    x->cand_dist = base_calloc(nout, sizeof *x->cand_dist);
+    x->grant_left = n->grant_cycles;
+}
+
+static void xbar_free(xbar *x)
+{
+    for (uint32_t i = 0; i < x->nin; i++)
+        free(x->in[i].v);
+    for (uint32_t o = 0; o < x->nout; o++)
+        free(x->out[o].v);
+    free(x->in);
+    free(x->out);
+    free(x->sent);
+    free(x->lock);
+    free(x->gptr);
+    free(x->in_busy);
+    free(x->out_busy);
+    free(x->cand);
+    free(x->cand_dist);
+}
+
+static uint32_t flits_of(const icnt *n, unsigned bytes)
+{
+    uint32_t f = (bytes + n->flit_size - 1) / n->flit_size;
+    return f ? f : 1;
+}
+
+icnt *icnt_new(const knobs *k, uint32_t n_sm, uint32_t n_sub_total)
+{
+    icnt *n = base_calloc(1, sizeof *n);
+    n->n_sm = n_sm;
+    n->n_sub = n_sub_total;
+    n->nsubnets = k->icnt_subnets >= 2 ? 2 : 1;
+    n->flit_size = (uint32_t)k->icnt_flit_size;
+    n->in_limit = (uint32_t)k->icnt_in_buffer;
+    n->out_limit = (uint32_t)k->icnt_out_buffer;
+    n->latency = (uint32_t)k->icnt_latency;
+    n->grant_cycles = (uint32_t)k->icnt_grant_cycles;
+    n->islip = k->icnt_arbiter == 1;
+    n->max_flits = flits_of(n, MEM_HEADER_BYTES + MEM_SECTOR);
+    if (n->nsubnets == 2) {
+        xbar_init(&n->x[ICNT_REQ], n_sm, n_sub_total, n);
+        xbar_init(&n->x[ICNT_REP], n_sub_total, n_sm, n);
+    } else {
+        xbar_init(&n->x[0], n_sm + n_sub_total, n_sm + n_sub_total, n);
+    }
+    stat_block_init(&n->st, &icnt_set);
+    return n;
+}
+
+void icnt_free(icnt *n)
+{
+    if (!n)
+        return;
+    for (uint32_t s = 0; s < n->nsubnets; s++)
+        xbar_free(&n->x[s]);
+    stat_block_free(&n->st);
+    free(n);
+}
+
+/* With one subnet, SMs are ports 0..n_sm-1 and sub-partitions follow (GPGPU-Sim's node map). */
+static xbar *xb(const icnt *n, int subnet) { return (xbar *)&n->x[n->nsubnets == 2 ? subnet : 0]; }
+
+static uint32_t in_port(const icnt *n, int subnet, uint32_t src)
+{
+    uint32_t lim = subnet == ICNT_REQ ? n->n_sm : n->n_sub;
+    if (src >= lim)
+        base_panic("icnt: source %u out of range (subnet %d, %u nodes)", src, subnet, lim);
+    return n->nsubnets == 2 || subnet == ICNT_REQ ? src : n->n_sm + src;
+}
+
+static uint32_t out_port(const icnt *n, int subnet, uint32_t dst)
+{
+    uint32_t lim = subnet == ICNT_REQ ? n->n_sub : n->n_sm;
+    if (dst >= lim)
+        base_panic("icnt: destination %u out of range (subnet %d, %u nodes)", dst, subnet, lim);
+    return n->nsubnets == 2 || subnet == ICNT_REP ? dst : n->n_sm + dst;
+}
+
+static int room(const ring *q, uint32_t flits, uint32_t limit)
+{
+    if (q->n >= q->cap)
+        return 0;
+    return q->flits == 0 || q->flits + flits <= limit;
+}
+
+int icnt_can_push(const icnt *n, int subnet, uint32_t src, unsigned bytes)
+{
+    const xbar *x = xb(n, subnet);
+    return room(&x->in[in_port(n, subnet, src)], flits_of(n, bytes), n->in_limit);
+}
+
+void icnt_push(icnt *n, int subnet, uint32_t src, uint32_t dst, const mem_req *r, unsigned bytes)
+{
+    xbar *x = xb(n, subnet);
+    ring *q = &x->in[in_port(n, subnet, src)];
+    pkt p = {*r, n->now, UINT64_MAX, out_port(n, subnet, dst), flits_of(n, bytes), subnet};
+    if (!room(q, p.flits, n->in_limit))
+        base_panic("icnt_push: input %u of subnet %d is full (call icnt_can_push first)", src,
+                   subnet);
+    p.r.loc = subnet == ICNT_REQ ? MEM_AT_ICNT_REQ : MEM_AT_ICNT_REP;
+    ring_push(q, &p);
+    q->flits += p.flits;
+    x->npkts++;
+    stat_inc(&n->st, subnet == ICNT_REQ ? IS_req_packets : IS_rep_packets, 1);
+    stat_inc(&n->st, subnet == ICNT_REQ ? IS_req_flits : IS_rep_flits, p.flits);
+}
+
+/* Input i sends one flit of its head packet; the last one delivers it. */
+static void send_flit(icnt *n, xbar *x, uint32_t i)
+{
+    ring *q = &x->in[i];
+    pkt *p = ring_at(q, 0);
+    x->sent[i]++;
+    q->flits--;
+    x->in_busy[i] = 1;
+    x->out_busy[p->dst] = 1;
+    if (x->sent[i] < p->flits)
+        return;
+    ring *o = &x->out[p->dst];
+    pkt *d = ring_at(o, o->n - 1); /* the packet holding an output is its newest */
+    d->t_ready = n->now + 1 + n->latency;
+    int req = p->subnet == ICNT_REQ;
+    stat_inc(&n->st, req ? IS_req_delivered : IS_rep_delivered, 1);
+    stat_inc(&n->st, req ? IS_req_latency_sum : IS_rep_latency_sum, d->t_ready - p->t_push);
+    x->lock[p->dst] = -1;
+    x->sent[i] = 0;
+    ring_drop_head(q);
+}
+
+/* Input i's head packet takes its output: reserve the whole packet there, send a flit. */
+static void start(icnt *n, xbar *x, uint32_t i)
+{
+    const pkt *p = ring_at(&x->in[i], 0);
+    ring *o = &x->out[p->dst];
+    ring_push(o, p);
+    o->flits += p->flits;
+    x->lock[p->dst] = (int32_t)i;
+    send_flit(n, x, i);
+}
+
+/* 0: output free this cycle; counts the reason otherwise. */
+static int blocked(icnt *n, const xbar *x, uint32_t o, uint32_t flits)
+{
+    if (x->lock[o] >= 0 || x->out_busy[o]) {
+        stat_inc(&n->st, IS_conflicts, 1);
+        return 1;
+    }
+    if (!room(&x->out[o], flits, n->out_limit)) {
+        stat_inc(&n->st, IS_out_full, 1);
+        return 1;
+    }
+    return 0;
+}
+
+static void arbitrate_rr(icnt *n, xbar *x)
+{
+    for (uint32_t k = 0; k < x->nin; k++) {
+        uint32_t i = (x->rr + k) % x->nin;
+        if (x->in_busy[i] || !x->in[i].n)
+            continue;
+        const pkt *p = ring_at(&x->in[i], 0);
+        if (!blocked(n, x, p->dst, p->flits))
+            start(n, x, i);
+    }
+    x->rr = (x->rr + 1) % x->nin;
+}
+
+static void arbitrate_islip(icnt *n, xbar *x)
+{
+    for (uint32_t o = 0; o < x->nout; o++)
+        x->cand[o] = -1;
+    /* request: each idle input asks for its head's output; grant: nearest at/after pointer */
+    for (uint32_t i = 0; i < x->nin; i++) {
+        if (x->in_busy[i] || !x->in[i].n)
+            continue;
+        uint32_t o = ring_at(&x->in[i], 0)->dst;
+        if (x->lock[o] >= 0 || x->out_busy[o]) {
+            stat_inc(&n->st, IS_conflicts, 1);
+            continue;
+        }
+        uint32_t d = (i + x->nin - x->gptr[o]) % x->nin;
+        if (x->cand[o] >= 0) {
+            stat_inc(&n->st, IS_conflicts, 1);
+            if (d >= x->cand_dist[o])
+                continue;
+        }
+        x->cand[o] = (int32_t)i;
+        x->cand_dist[o] = d;
+    }
+    int move = x->grant_left == 1;
+    for (uint32_t o = 0; o < x->nout; o++) {
+        if (x->cand[o] < 0)
+            continue;
+        uint32_t i = (uint32_t)x->cand[o];
+        const pkt *p = ring_at(&x->in[i], 0);
+        if (!room(&x->out[o], p->flits, n->out_limit)) {
+            stat_inc(&n->st, IS_out_full, 1);
+            continue;
+        }
+        start(n, x, i);
+        if (move)
+            x->gptr[o] = (i + 1) % x->nin;
+    }
+    x->grant_left = move ? n->grant_cycles : x->grant_left - 1;
+}
+
+static void xbar_cycle(icnt *n, xbar *x)
+{
+    if (!x->npkts)
+        return;
+    memset(x->in_busy, 0, x->nin);
+    memset(x->out_busy, 0, x->nout);
+    for (uint32_t i = 0; i < x->nin; i++) {
+        if (x->sent[i])
+            send_flit(n, x, i); /* a started packet keeps its output */
+        if (x->in[i].flits + n->max_flits > n->in_limit)
+            stat_inc(&n->st, IS_in_full, 1);
+    }
+    if (n->islip)
+        arbitrate_islip(n, x);
+    else
+        arbitrate_rr(n, x);
+}
+
+void icnt_cycle(icnt *n)
+{
+    stat_inc(&n->st, IS_cycles, 1);
+    if (icnt_busy(n))
+        stat_inc(&n->st, IS_active_cycles, 1);
+    for (uint32_t s = 0; s < n->nsubnets; s++)
+        xbar_cycle(n, &n->x[s]);
+    n->now++;
+}
+
+const mem_req *icnt_peek(const icnt *n, int subnet, uint32_t dst)
+{
+    const ring *o = &xb(n, subnet)->out[out_port(n, subnet, dst)];
+    if (!o->n)
+        return NULL;
+    const pkt *p = ring_at(o, 0);
+    return p->t_ready <= n->now ? &p->r : NULL;
+}
+
+mem_req icnt_pop(icnt *n, int subnet, uint32_t dst)
+{
+    xbar *x = xb(n, subnet);
+    ring *o = &x->out[out_port(n, subnet, dst)];
+    if (!icnt_peek(n, subnet, dst))
+        base_panic("icnt_pop: nothing ready at output %u of subnet %d", dst, subnet);
+    const pkt *p = ring_at(o, 0);
+    mem_req r = p->r;
+    o->flits -= p->flits;
+    ring_drop_head(o);
+    x->npkts--;
+    return r;
+}
+
+int icnt_busy(const icnt *n)
+{
+    for (uint32_t s = 0; s < n->nsubnets; s++)
+        if (n->x[s].npkts)
+            return 1;
+    return 0;
+}
+
+void icnt_foreach(const icnt *n, void (*fn)(void *ctx, int subnet, const mem_req *r), void *ctx)
+{
+    for (uint32_t s = 0; s < n->nsubnets; s++) {
+        const xbar *x = &n->x[s];
+        for (uint32_t i = 0; i < x->nin; i++)
+            for (uint32_t k = 0; k < x->in[i].n; k++) {
+                const pkt *p = ring_at(&x->in[i], k);
+                if (k > 0 || x->sent[i] == 0) /* a started packet is listed at its output */
+                    fn(ctx, p->subnet, &p->r);
+            }
+        for (uint32_t o = 0; o < x->nout; o++)
+            for (uint32_t k = 0; k < x->out[o].n; k++) {
+                const pkt *p = ring_at(&x->out[o], k);
+                fn(ctx, p->subnet, &p->r);
+            }
+    }
+}
+
+uint32_t icnt_in_flits(const icnt *n, int subnet, uint32_t src)
+{
+    return xb(n, subnet)->in[in_port(n, subnet, src)].flits;
+}
+
+uint32_t icnt_out_flits(const icnt *n, int subnet, uint32_t dst)
+{
+    return xb(n, subnet)->out[out_port(n, subnet, dst)].flits;
+}
+
+stat_block *icnt_stats(icnt *n) { return &n->st; }

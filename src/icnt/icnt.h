@@ -1,0 +1,50 @@
+/* icnt: the interconnect between SMs and memory sub-partitions.
+ *
+ * Model: a crossbar per subnet (subnet 0 carries requests SM -> sub-partition, subnet 1
+ * replies sub-partition -> SM; with icnt_subnets = 1 both share one crossbar). A packet is
+ * ceil(bytes / flit_size) flits (mem_req_bytes). Every icnt cycle each input port sends at
+ * most one flit and each output port accepts at most one flit, inputs chosen per output by
+ * the arbiter (knob icnt_arbiter: round-robin "fifo" or "islip" matching); a packet holds its
+ * output until its last flit passed. A delivered packet waits in its output (ejection) buffer
+ * until the destination pops it; `icnt_latency` extra cycles are added in flight.
+ *
+ * Contract
+ * - Node numbering: SMs are 0..n_sm-1, sub-partitions 0..n_sub_total-1 (separate spaces; the
+ *   subnet says which side is the source).
+ * - icnt_can_push() before icnt_push(): an input buffer holds at most icnt_in_buffer flits;
+ *   an output buffer at most icnt_out_buffer flits (a full output blocks its crossbar port).
+ * - Called only from the serial phases (A and C): no locking, no per-thread state.
+ * - Deterministic: arbitration depends only on the state, never on pointer values.
+ */
+#ifndef LOCKSTEP_ICNT_H
+#define LOCKSTEP_ICNT_H
+#include "../knob/knob.h"
+#include "../mem/req.h"
+#include "../stat/stat.h"
+
+enum { ICNT_REQ = 0, ICNT_REP = 1 };
+
+typedef struct icnt icnt;
+
+icnt *icnt_new(const knobs *k, uint32_t n_sm, uint32_t n_sub_total);
+void icnt_free(icnt *n);
+
+/* subnet ICNT_REQ: src = SM, dst = sub-partition; ICNT_REP: src = sub-partition, dst = SM. */
+int icnt_can_push(const icnt *n, int subnet, uint32_t src, unsigned bytes);
+void icnt_push(icnt *n, int subnet, uint32_t src, uint32_t dst, const mem_req *r, unsigned bytes);
+void icnt_cycle(icnt *n);                    /* one interconnect-clock cycle, both subnets */
+/* The packet at the head of dst's output buffer, NULL if none. */
+const mem_req *icnt_peek(const icnt *n, int subnet, uint32_t dst);
+mem_req icnt_pop(icnt *n, int subnet, uint32_t dst);
+int icnt_busy(const icnt *n);                /* any packet anywhere */
+void icnt_foreach(const icnt *n, void (*fn)(void *ctx, int subnet, const mem_req *r), void *ctx);
+/* Flits buffered at each input / output of a subnet (diagnosis). */
+uint32_t icnt_in_flits(const icnt *n, int subnet, uint32_t src);
+uint32_t icnt_out_flits(const icnt *n, int subnet, uint32_t dst);
+
+/* Statistics (whole network): packets and flits per subnet, cycles with traffic, sum of
+ * packet latencies (cycles from push to delivery), input-buffer-full stalls. */
+const stat_set *icnt_stats_set(void);
+stat_block *icnt_stats(icnt *n);
+
+#endif

@@ -1,0 +1,638 @@
+/* mem/part: a memory channel, after GPGPU-Sim's memory_partition_unit / memory_sub_partition
+ * (l2cache.cc).
+ *
+ * L2 cycle of a sub-partition, in GPGPU-Sim's order (memory_sub_partition::cache_cycle):
+ *   1. one request whose fill arrived -> reply queue (GPGPU-Sim: access_ready/next_access)
+ *   2. head of DRAM->L2: a fill (cache_fill; its waiters become ready for step 1 of the next
+ *      cycles) or a reply passing through (write ack from DRAM, reads without an L2)
+ *   3. one L2 miss-queue entry -> L2->DRAM queue (GPGPU-Sim: the L2 cache's cycle())
+ *   4. head of icnt->L2: one L2 access, only while L2->DRAM and the reply queue have room
+ *   5. ROP head, once ready -> icnt->L2 queue
+ * So a hit is in the reply queue rop_latency + 1 L2 cycles after its push, as in GPGPU-Sim.
+ * DRAM cycle (memory_partition_unit::dram_cycle): one DRAM return -> its DRAM->L2 queue;
+ * dram_cycle; one L2->DRAM head (round-robin over sub-partitions from the last one served,
+ * GPGPU-Sim's credit rule) -> latency queue; one ready latency-queue head -> controller.
+ *
+ * Differences from GPGPU-Sim (reasons in place):
+ * - The L2 miss queue lives here (the cache is passive) and holds sectors: the cache is told
+ *   its room before each access (cache_set_missq_room) and refuses where GPGPU-Sim would, in
+ *   GPGPU-Sim's units (one per fetch, forwarded write or line writeback). The sectors of one
+ *   such unit move on to L2->DRAM together, one unit per L2 cycle as in GPGPU-Sim; the ring
+ *   has MISSQ_SLACK spare entries because a unit may be up to 4 sectors.
+ * - The L2 set index is computed on GPGPU-Sim's partition address (channel bits and the
+ *   sub-partition bank bits squeezed out: addrdec.cc partition_address, l2_cache_config).
+ * - ROP: GPGPU-Sim's ROP queue is unbounded (pushes are limited by the icnt->L2 check). Here
+ *   it holds (rop_latency + 1) x ceil(L2 clock / core clock) + q_icnt_to_l2 entries: enough
+ *   never to bind before that check at one push per L2 cycle, but bounded.
+ * - Write-through / write-evict L2 (not used by any shipped config): a forwarded write is
+ *   acknowledged when DRAM completes it (GPGPU-Sim sends no ack for it).
+ * - Fetch-on-write: the write is acknowledged at once, the fetch fills without waiters.
+ */
+#include "part.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PART_COUNTERS(C)                                                                        \
+    C(reads, "read requests received from the interconnect")                                   \
+    C(writes, "write requests received")                                                       \
+    C(atomics, "atomic requests received")                                                     \
+    C(replies, "replies (data or write acks) put in the L2->icnt queues")                      \
+    C(replies_l2_hit, "replies served by an L2 hit")                                           \
+    C(reply_latency_sum, "core cycles from request creation (t_start) to reply, summed")       \
+    C(l2_stall_res_fail, "L2 cycles the input head was refused by the cache (reservation fail)") \
+    C(l2_stall_reply_full, "L2 cycles the input head waited: L2->icnt queue full")             \
+    C(l2_stall_dram_full, "L2 cycles the input head waited: L2->DRAM queue full")              \
+    C(fill_stall, "L2 cycles a fill waited for room for its replies or writebacks")            \
+    C(dram_reads, "sector reads sent to DRAM (L2 fetches)")                                    \
+    C(dram_writes, "sector writes sent to DRAM (forwarded writes)")                            \
+    C(dram_writebacks, "dirty sectors written back to DRAM (L2 evictions)")                    \
+    C(flush_writebacks, "dirty sectors counted by kernel-end L2 flushes (no traffic)")
+#define PART_RATIOS(R)                                                                          \
+    R(avg_reply_latency, reply_latency_sum, replies, "mean core cycles from request creation to reply")
+
+enum {
+#define PC_(n, h) PS_##n,
+#define PR_(n, a, b, h) PS_##n,
+    PART_COUNTERS(PC_) PART_RATIOS(PR_) PS_COUNT
+#undef PC_
+#undef PR_
+};
+#define PS_NCOUNTERS PS_avg_reply_latency
+
+static const stat_desc part_descs[] = {PART_COUNTERS(STAT_DESC_COUNTER) PART_RATIOS(STAT_DESC_RATIO)};
+#define SLOT_C(n, h) PS_##n,
+#define NONE_C(n, h) -1,
+#define NONE_R(n, a, b, h) -1,
+#define NUM_R(n, a, b, h) PS_##a,
+#define DEN_R(n, a, b, h) PS_##b,
+static const int part_slot[] = {PART_COUNTERS(SLOT_C) PART_RATIOS(NONE_R)};
+static const int part_num[] = {PART_COUNTERS(NONE_C) PART_RATIOS(NUM_R)};
+static const int part_den[] = {PART_COUNTERS(NONE_C) PART_RATIOS(DEN_R)};
+/* Constant layout (see icnt.c): the int * fields are never written for this set. */
+static const stat_set part_set = {"mem", part_descs, PS_COUNT, (int *)part_slot,
+                                  (int *)part_num, (int *)part_den, PS_NCOUNTERS};
+
+const stat_set *mem_part_stats_set(void) { return &part_set; }
+
+#define MISSQ_SLACK 12u /* an access adds at most 3 units of at most 4 sectors */
+
+/* A mem_q whose entries carry the core cycle they become ready. */
+typedef struct tq {
+    mem_q q;
+    uint64_t *t;
+} tq;
+
+typedef struct sub {
+    cache *l2;                /* NULL with l2_enabled = 0 */
+    tq rop;
+    tq missq;                 /* "ready" field: the unit (GPGPU-Sim request) of each sector */
+    mem_q in, to_dram, from_dram, ready, out;
+    mem_req *fillbuf;
+    uint32_t fillmax;         /* waiters one fill may release (mshr_merge x 4) */
+    uint32_t credit;          /* private DRAM credit in use (GPGPU-Sim: limit 1) */
+} sub;
+
+/* GPGPU-Sim partition_address: the address without its channel and sub-partition bits. */
+typedef struct paddr {
+    int gap, chip_s;          /* gap: non-power-of-two channels, divide them out at chip_s */
+    uint32_t n_mem, nstrip;
+    uint8_t strip[64];        /* bit positions to squeeze out, highest first */
+} paddr;
+
+struct mem_part {
+    uint32_t channel, n_sub, global0;
+    paddr pa;
+    uint64_t unit;            /* miss-queue unit counter */
+    uint64_t rop_lat, dram_lat;
+    uint32_t missq_lim;
+    sub *s;
+    dram *d;
+    tq latq;
+    int have_ret;             /* ret was popped from the DRAM and waits for queue room */
+    mem_req ret;
+    uint32_t last_borrower, shared, shared_limit; /* 0: unlimited */
+    uint64_t now;             /* latest core cycle seen */
+    stat_block st;
+};
+
+static void tq_init(tq *q, uint32_t cap)
+{
+    mem_q_init(&q->q, cap);
+    q->t = base_calloc(q->q.cap, sizeof *q->t);
+}
+
+static void tq_free(tq *q)
+{
+    mem_q_free(&q->q);
+    free(q->t);
+}
+
+static void tq_push(tq *q, const mem_req *r, uint64_t ready)
+{
+    if (!mem_q_full(&q->q))
+        q->t[(q->q.head + q->q.n) % q->q.cap] = ready;
+    mem_q_push(&q->q, r);
+}
+
+static int tq_ready(const tq *q, uint64_t now) { return q->q.n && q->t[q->q.head] <= now; }
+
+static uint32_t q_free(const mem_q *q) { return q->cap - q->n; }
+
+static uint64_t partition_addr(const void *ctx, uint64_t addr)
+{
+    const paddr *q = ctx;
+    if (q->gap) {
+        uint64_t low = addr & (((uint64_t)1 << q->chip_s) - 1);
+        addr = ((addr >> q->chip_s) / q->n_mem) << q->chip_s | low;
+    }
+    for (uint32_t i = 0; i < q->nstrip; i++) {
+        int b = q->strip[i];
+        addr = (addr >> (b + 1)) << b | (addr & (((uint64_t)1 << b) - 1));
+    }
+    return addr;
+}
+
+/* Channel bits (not with mod/div channels) and the lowest log2(n_sub) bank bits. */
+static void paddr_init(paddr *q, const mem_addrmap *map, const knobs *k)
+{
+    uint64_t mk[5];
+    uint32_t n_mem = (uint32_t)k->n_mem, n_sub = (uint32_t)k->n_sub_partitions;
+    mem_addrmap_masks(map, n_mem, mk);
+    q->n_mem = n_mem;
+    q->gap = map->chip_start >= 0 && (n_mem & (n_mem - 1)) != 0;
+    q->chip_s = map->chip_start;
+    uint64_t strip = q->gap ? 0 : mk[4];
+    int want = 0;
+    while ((2u << want) <= n_sub)
+        want++;
+    for (int b = 0; b < 64 && want > 0; b++)
+        if (mk[1] >> b & 1) {
+            strip |= (uint64_t)1 << b;
+            want--;
+        }
+    q->nstrip = 0;
+    for (int b = 63; b >= 0; b--)
+        if (strip >> b & 1)
+            q->strip[q->nstrip++] = (uint8_t)b;
+}
+
+static void sub_init(mem_part *p, sub *u, const knobs *k)
+{
+    double ratio = k->clock_l2_mhz / k->clock_core_mhz;
+    uint64_t per = ratio > 1 ? (uint64_t)ratio + (ratio > (double)(uint64_t)ratio) : 1;
+    tq_init(&u->rop, (uint32_t)((p->rop_lat + 1) * per + (uint64_t)k->q_icnt_to_l2));
+    mem_q_init(&u->in, (uint32_t)k->q_icnt_to_l2);
+    mem_q_init(&u->to_dram, (uint32_t)k->q_l2_to_dram);
+    mem_q_init(&u->from_dram, (uint32_t)k->q_dram_to_l2);
+    mem_q_init(&u->out, (uint32_t)k->q_l2_to_icnt);
+    tq_init(&u->missq, p->missq_lim + MISSQ_SLACK);
+    u->fillmax = 4;
+    if (k->l2_enabled) {
+        cache_cfg cfg;
+        cache_cfg_from_knobs(&cfg, k, "l2");
+        u->l2 = cache_new(&cfg);
+        cache_set_index_addr(u->l2, partition_addr, &p->pa);
+        u->fillmax = cfg.mshr_merge * 4;
+    }
+    mem_q_init(&u->ready, 2 * u->fillmax);
+    u->fillbuf = base_calloc(u->fillmax, sizeof *u->fillbuf);
+}
+
+static void sub_free(sub *u)
+{
+    if (u->l2)
+        cache_free(u->l2);
+    tq_free(&u->rop);
+    mem_q_free(&u->in);
+    tq_free(&u->missq);
+    mem_q_free(&u->to_dram);
+    mem_q_free(&u->from_dram);
+    mem_q_free(&u->ready);
+    mem_q_free(&u->out);
+    free(u->fillbuf);
+}
+
+/* GPGPU-Sim arbitration_metadata: one private credit per sub-partition plus a shared pool of
+ * scheduler + return queue entries; 0 (no limit) when either queue is unlimited. */
+static uint32_t shared_credit_limit(const knobs *k)
+{
+    if (k->dram_sched_queue == 0 || k->dram_return_queue == 0)
+        return 0;
+    int64_t lim = k->dram_sched_queue + k->dram_return_queue - (k->n_sub_partitions - 1);
+    if (k->dram_separate_write_queue)
+        lim += k->dram_write_queue;
+    return lim > 0 ? (uint32_t)lim : 1;
+}
+
+mem_part *mem_part_new(const knobs *k, const mem_addrmap *map, uint32_t channel)
+{
+    mem_part *p = base_calloc(1, sizeof *p);
+    p->channel = channel;
+    p->n_sub = (uint32_t)k->n_sub_partitions;
+    p->global0 = channel * p->n_sub;
+    p->rop_lat = (uint64_t)k->l2_rop_latency;
+    p->dram_lat = (uint64_t)k->dram_latency;
+    p->missq_lim = k->l2_enabled ? (uint32_t)k->l2_miss_queue : 1;
+    paddr_init(&p->pa, map, k);
+    p->s = base_calloc(p->n_sub, sizeof *p->s);
+    for (uint32_t i = 0; i < p->n_sub; i++)
+        sub_init(p, &p->s[i], k);
+    p->d = dram_new(k, map, channel);
+    p->shared_limit = shared_credit_limit(k);
+    uint32_t latcap = p->shared_limit ? p->shared_limit + p->n_sub
+                                      : p->n_sub * (uint32_t)k->q_l2_to_dram + 256;
+    tq_init(&p->latq, latcap);
+    p->last_borrower = p->n_sub - 1;
+    stat_block_init(&p->st, &part_set);
+    return p;
+}
+
+void mem_part_free(mem_part *p)
+{
+    if (!p)
+        return;
+    for (uint32_t i = 0; i < p->n_sub; i++)
+        sub_free(&p->s[i]);
+    free(p->s);
+    dram_free(p->d);
+    tq_free(&p->latq);
+    stat_block_free(&p->st);
+    free(p);
+}
+
+uint32_t mem_part_nsub(const mem_part *p) { return p->n_sub; }
+
+static sub *sub_at(const mem_part *p, uint32_t i)
+{
+    if (i >= p->n_sub)
+        base_panic("mem_part: sub-partition %u out of range (channel %u has %u)", i, p->channel,
+                   p->n_sub);
+    return &p->s[i];
+}
+
+int mem_part_can_accept(const mem_part *p, uint32_t sub_i)
+{
+    const sub *u = sub_at(p, sub_i);
+    return !mem_q_full(&u->rop.q) && !mem_q_full(&u->in);
+}
+
+void mem_part_push(mem_part *p, uint32_t sub_i, const mem_req *r, uint64_t core_cycle)
+{
+    sub *u = sub_at(p, sub_i);
+    if (!mem_part_can_accept(p, sub_i))
+        base_panic("mem_part_push: channel %u sub-partition %u is full (call "
+                   "mem_part_can_accept first)", p->channel, sub_i);
+    mem_req c = *r;
+    c.loc = MEM_AT_ROP;
+    c.part = p->global0 + sub_i;
+    tq_push(&u->rop, &c, core_cycle + p->rop_lat);
+    stat_inc(&p->st, r->op == MEM_RD ? PS_reads : r->op == MEM_WR ? PS_writes : PS_atomics, 1);
+}
+
+static int wants_reply(const mem_req *r)
+{
+    return !(r->flags & (MEM_F_NO_REPLY | MEM_F_WRITEBACK));
+}
+
+static void reply(mem_part *p, sub *u, mem_req *r, uint64_t now, int hit)
+{
+    r->loc = MEM_AT_L2_OUT;
+    r->flags = (uint8_t)(hit ? r->flags | MEM_F_L2_HIT : r->flags & ~MEM_F_L2_HIT);
+    mem_q_push(&u->out, r);
+    stat_inc(&p->st, PS_replies, 1);
+    if (hit)
+        stat_inc(&p->st, PS_replies_l2_hit, 1);
+    if (now > r->t_start)
+        stat_inc(&p->st, PS_reply_latency_sum, now - r->t_start);
+}
+
+/* Requests the L2 sends below: one per sector of `mask` in the line at `line`. */
+static void send_below(mem_part *p, sub *u, const mem_req *like, uint64_t line, unsigned mask,
+                       int op, uint8_t flags)
+{
+    for (unsigned s = 0; s < 4; s++) {
+        if (!(mask >> s & 1))
+            continue;
+        mem_req f = *like;
+        f.addr = line + s * MEM_SECTOR;
+        f.op = (uint8_t)op;
+        f.flags = flags;
+        f.part = p->global0 + (uint32_t)(u - p->s);
+        f.loc = MEM_AT_L2_MSHR;
+        tq_push(&u->missq, &f, p->unit);
+    }
+    p->unit++;
+}
+
+static void writeback(mem_part *p, sub *u, uint64_t line, unsigned mask, uint64_t now)
+{
+    if (!mask)
+        return;
+    mem_req w = {0};
+    w.t_start = now;
+    send_below(p, u, &w, line, mask, MEM_WR, MEM_F_WRITEBACK | MEM_F_NO_REPLY);
+}
+
+static int is_fill(const sub *u, const mem_req *r) { return u->l2 && r->op != MEM_WR; }
+
+/* Step 2: the head of DRAM->L2. */
+static void from_dram(mem_part *p, sub *u, uint64_t now)
+{
+    if (mem_q_empty(&u->from_dram))
+        return;
+    mem_req *r = mem_q_front(&u->from_dram);
+    if (!is_fill(u, r)) {
+        if (!mem_q_full(&u->out)) {
+            mem_req c = mem_q_pop(&u->from_dram);
+            reply(p, u, &c, now, 0);
+        }
+        return;
+    }
+    if (q_free(&u->ready) < u->fillmax || mem_q_len(&u->missq.q) >= p->missq_lim) {
+        stat_inc(&p->st, PS_fill_stall, 1);
+        return;
+    }
+    mem_req f = mem_q_pop(&u->from_dram);
+    uint64_t line = cache_line_addr(u->l2, f.addr), wb_addr = 0;
+    uint8_t wb_mask = 0;
+    size_t n = cache_fill(u->l2, line, (uint8_t)(1u << cache_sector_of(f.addr)), now,
+                          u->fillbuf, u->fillmax, &wb_addr, &wb_mask);
+    for (size_t i = 0; i < n; i++)
+        if (wants_reply(&u->fillbuf[i]))
+            mem_q_push(&u->ready, &u->fillbuf[i]);
+    writeback(p, u, wb_addr, wb_mask, now);
+}
+
+/* Step 4 without an L2: straight to DRAM (GPGPU-Sim's disabled-L2 path). */
+static void bypass_l2(mem_part *p, sub *u)
+{
+    if (mem_q_full(&u->to_dram)) {
+        stat_inc(&p->st, PS_l2_stall_dram_full, 1);
+        return;
+    }
+    mem_req r = mem_q_pop(&u->in);
+    r.loc = MEM_AT_L2_MSHR;
+    mem_q_push(&u->to_dram, &r);
+}
+
+static void after_write(mem_part *p, sub *u, mem_req *r, const cache_result *res, uint64_t now)
+{
+    if (res->send_write)
+        send_below(p, u, r, r->addr & ~(uint64_t)(MEM_SECTOR - 1), 1, MEM_WR, r->flags);
+    else if (wants_reply(r))
+        reply(p, u, r, now, res->status == CACHE_HIT);
+}
+
+/* Step 4: one L2 access. Room is checked first so a refused access changes nothing. */
+static void access_l2(mem_part *p, sub *u, uint64_t now)
+{
+    if (mem_q_empty(&u->in))
+        return;
+    if (!u->l2) {
+        bypass_l2(p, u);
+        return;
+    }
+    if (mem_q_full(&u->out)) {
+        stat_inc(&p->st, PS_l2_stall_reply_full, 1);
+        return;
+    }
+    if (mem_q_full(&u->to_dram)) {
+        stat_inc(&p->st, PS_l2_stall_dram_full, 1);
+        return;
+    }
+    mem_req r = *mem_q_front(&u->in);
+    r.loc = MEM_AT_L2_MSHR; /* the copy a miss leaves in the MSHR */
+    cache_result res;
+    uint32_t used = mem_q_len(&u->missq.q);
+    cache_set_missq_room(u->l2, used < p->missq_lim ? p->missq_lim - used : 0);
+    cache_access(u->l2, &r, now, &res);
+    if (res.status == CACHE_RES_FAIL) {
+        stat_inc(&p->st, PS_l2_stall_res_fail, 1);
+        return;
+    }
+    mem_q_pop(&u->in);
+    if (r.op == MEM_WR)
+        after_write(p, u, &r, &res, now);
+    else if (res.status == CACHE_HIT)
+        reply(p, u, &r, now, 1);
+    if (res.fetch_mask)
+        send_below(p, u, &r, cache_line_addr(u->l2, r.addr), res.fetch_mask, MEM_RD,
+                   MEM_F_NO_REPLY);
+    writeback(p, u, res.wb_addr, res.wb_mask, now);
+}
+
+/* Step 3: the sectors of the oldest miss-queue unit, while L2->DRAM has room. */
+static void move_unit(sub *u)
+{
+    mem_q *q = &u->missq.q;
+    if (mem_q_empty(q))
+        return;
+    uint64_t unit = u->missq.t[q->head];
+    while (!mem_q_empty(q) && u->missq.t[q->head] == unit && !mem_q_full(&u->to_dram)) {
+        mem_req r = mem_q_pop(q);
+        mem_q_push(&u->to_dram, &r);
+    }
+}
+
+static void l2_sub_cycle(mem_part *p, sub *u, uint64_t now)
+{
+    if (!mem_q_empty(&u->ready) && !mem_q_full(&u->out)) {
+        mem_req r = mem_q_pop(&u->ready);
+        reply(p, u, &r, now, 0);
+    }
+    from_dram(p, u, now);
+    move_unit(u);
+    access_l2(p, u, now);
+    if (tq_ready(&u->rop, now) && !mem_q_full(&u->in)) {
+        mem_req r = mem_q_pop(&u->rop.q);
+        r.loc = MEM_AT_L2_IN;
+        mem_q_push(&u->in, &r);
+    }
+}
+
+void mem_part_l2_cycle(mem_part *p, uint64_t core_cycle)
+{
+    p->now = core_cycle;
+    for (uint32_t i = 0; i < p->n_sub; i++)
+        l2_sub_cycle(p, &p->s[i], core_cycle);
+}
+
+static int has_credit(const mem_part *p, uint32_t i)
+{
+    return p->s[i].credit < 1 || p->shared_limit == 0 || p->shared < p->shared_limit;
+}
+
+static void borrow_credit(mem_part *p, uint32_t i)
+{
+    if (p->s[i].credit < 1)
+        p->s[i].credit++;
+    else
+        p->shared++;
+    p->last_borrower = i;
+}
+
+static void return_credit(mem_part *p, uint32_t i)
+{
+    if (p->s[i].credit > 0)
+        p->s[i].credit--;
+    else if (p->shared > 0)
+        p->shared--;
+    else
+        base_panic("mem_part: channel %u returned a DRAM credit it did not lend", p->channel);
+}
+
+/* One DRAM return to its sub-partition; it stays held while its queue is full. */
+static void dram_return(mem_part *p)
+{
+    if (!p->have_ret && dram_ret_ready(p->d)) {
+        p->ret = dram_ret_pop(p->d);
+        p->have_ret = 1;
+    }
+    if (!p->have_ret)
+        return;
+    uint32_t i = p->ret.part - p->global0;
+    if (p->ret.part < p->global0 || i >= p->n_sub)
+        base_panic("mem_part: channel %u got a DRAM return for sub-partition %u", p->channel,
+                   p->ret.part);
+    sub *u = &p->s[i];
+    int keep = p->ret.op != MEM_WR || wants_reply(&p->ret);
+    if (keep) {
+        if (mem_q_full(&u->from_dram))
+            return;
+        p->ret.loc = MEM_AT_DRAM_RET;
+        mem_q_push(&u->from_dram, &p->ret);
+    }
+    return_credit(p, i);
+    p->have_ret = 0;
+}
+
+static void count_sent(mem_part *p, const mem_req *r)
+{
+    int slot = r->op != MEM_WR                   ? PS_dram_reads
+               : (r->flags & MEM_F_WRITEBACK)    ? PS_dram_writebacks
+                                                 : PS_dram_writes;
+    stat_inc(&p->st, slot, 1);
+}
+
+/* One L2->DRAM head into the latency queue, round-robin from the last sub-partition served. */
+static void arbitrate(mem_part *p, uint64_t now)
+{
+    for (uint32_t k = 0; k < p->n_sub; k++) {
+        uint32_t i = (p->last_borrower + 1 + k) % p->n_sub;
+        sub *u = &p->s[i];
+        if (mem_q_empty(&u->to_dram) || !has_credit(p, i) || mem_q_full(&u->from_dram))
+            continue;
+        if (!dram_can_accept(p->d) || mem_q_full(&p->latq.q))
+            return;
+        mem_req r = mem_q_pop(&u->to_dram);
+        r.loc = MEM_AT_DRAM_LATQ;
+        tq_push(&p->latq, &r, now + p->dram_lat);
+        borrow_credit(p, i);
+        count_sent(p, &r);
+        return;
+    }
+}
+
+void mem_part_dram_cycle(mem_part *p, uint64_t core_cycle)
+{
+    p->now = core_cycle;
+    dram_return(p);
+    dram_cycle(p->d);
+    arbitrate(p, core_cycle);
+    if (tq_ready(&p->latq, core_cycle) && dram_can_accept(p->d)) {
+        mem_req r = mem_q_pop(&p->latq.q);
+        dram_push(p->d, &r);
+    }
+}
+
+const mem_req *mem_part_reply_peek(const mem_part *p, uint32_t sub_i)
+{
+    const sub *u = sub_at(p, sub_i);
+    return mem_q_empty(&u->out) ? NULL : &u->out.v[u->out.head];
+}
+
+mem_req mem_part_reply_pop(mem_part *p, uint32_t sub_i) { return mem_q_pop(&sub_at(p, sub_i)->out); }
+
+static int sub_busy(const sub *u)
+{
+    return !mem_q_empty(&u->rop.q) || !mem_q_empty(&u->in) || !mem_q_empty(&u->missq.q) ||
+           !mem_q_empty(&u->to_dram) || !mem_q_empty(&u->from_dram) ||
+           !mem_q_empty(&u->ready) || !mem_q_empty(&u->out) ||
+           (u->l2 && cache_mshr_used(u->l2) > 0);
+}
+
+int mem_part_busy(const mem_part *p)
+{
+    for (uint32_t i = 0; i < p->n_sub; i++)
+        if (sub_busy(&p->s[i]))
+            return 1;
+    return p->have_ret || !mem_q_empty(&p->latq.q) || dram_busy(p->d);
+}
+
+void mem_part_prefill(mem_part *p, uint32_t sub_i, uint64_t addr)
+{
+    sub *u = sub_at(p, sub_i);
+    if (u->l2)
+        cache_prefill(u->l2, cache_line_addr(u->l2, addr), (uint8_t)(1u << cache_sector_of(addr)),
+                      p->now);
+}
+
+uint32_t mem_part_flush_l2(mem_part *p)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->n_sub; i++) {
+        cache *c = p->s[i].l2;
+        if (!c)
+            continue;
+        uint64_t line;
+        uint8_t mask;
+        while (cache_flush_next(c, &line, &mask))
+            n += (uint32_t)__builtin_popcount(mask);
+        cache_invalidate(c);
+    }
+    stat_inc(&p->st, PS_flush_writebacks, n);
+    return n;
+}
+
+cache *mem_part_l2(mem_part *p, uint32_t sub_i) { return sub_at(p, sub_i)->l2; }
+dram *mem_part_dram(mem_part *p) { return p->d; }
+stat_block *mem_part_stats(mem_part *p) { return &p->st; }
+
+static const char *const op_names[] = {"read", "write", "atomic"};
+
+static void print_oldest(FILE *f, const char *what, const mem_q *q, const uint64_t *ready)
+{
+    fprintf(f, "    %-16s %u/%u", what, q->n, q->cap);
+    if (q->n) {
+        const mem_req *r = &q->v[q->head];
+        fprintf(f, ", oldest: %s 0x%llx sm %u slot %u created %llu at %s",
+                op_names[r->op < 3 ? r->op : 0], (unsigned long long)r->addr, r->sm, r->slot,
+                (unsigned long long)r->t_start,
+                r->loc < MEM_NLOC ? mem_loc_names[r->loc] : "?");
+        if (ready)
+            fprintf(f, ", ready at %llu", (unsigned long long)ready[q->head]);
+    }
+    fputc('\n', f);
+}
+
+void mem_part_diagnose(const mem_part *p, FILE *f)
+{
+    fprintf(f, "memory channel %u (core cycle %llu):\n", p->channel, (unsigned long long)p->now);
+    for (uint32_t i = 0; i < p->n_sub; i++) {
+        const sub *u = &p->s[i];
+        fprintf(f, "  sub-partition %u (global %u): l2 mshr entries %u, private credit %u\n", i,
+                p->global0 + i, u->l2 ? cache_mshr_used(u->l2) : 0, u->credit);
+        print_oldest(f, "rop", &u->rop.q, u->rop.t);
+        print_oldest(f, "icnt->l2", &u->in, NULL);
+        print_oldest(f, "l2 miss queue", &u->missq.q, NULL);
+        print_oldest(f, "l2->dram", &u->to_dram, NULL);
+        print_oldest(f, "dram->l2", &u->from_dram, NULL);
+        print_oldest(f, "filled, to reply", &u->ready, NULL);
+        print_oldest(f, "l2->icnt", &u->out, NULL);
+    }
+    print_oldest(f, "dram latency q", &p->latq.q, p->latq.t);
+    fprintf(f, "    held dram return: %s; shared credits %u/%u; dram queue %u, busy %d\n",
+            p->have_ret ? "yes" : "no", p->shared, p->shared_limit, dram_queue_len(p->d),
+            dram_busy(p->d));
+}

@@ -1,0 +1,73 @@
+/* mem/part: one memory channel = its DRAM controller + n_sub_partitions sub-partitions, each
+ * with a ROP delay stage and an L2 slice, as in GPGPU-Sim's memory_partition_unit /
+ * memory_sub_partition.
+ *
+ * Flow of a request (all queues bounded by the q_* knobs; a full queue stalls its producer):
+ *   icnt --push--> ROP (ready rop_latency core cycles later; ROP->L2 queue q_icnt_to_l2)
+ *   L2 slice: hit -> reply to the L2->icnt queue (q_l2_to_icnt); read miss -> MSHR + a DRAM
+ *     read (L2->DRAM queue q_l2_to_dram); merged miss -> waits in the MSHR; write (wb, lazy
+ *     fetch) -> absorbed, acknowledged; evicted dirty sectors -> DRAM writes.
+ *     Atomics are performed here: an L2 access like a read, replied with data.
+ *   DRAM side: L2->DRAM queue -> latency queue (ready dram_latency core cycles later) ->
+ *     controller; completed reads -> DRAM->L2 queue (q_dram_to_l2) -> L2 fill -> replies for
+ *     every merged request.
+ * Timing: mem_part_l2_cycle at the L2 clock, mem_part_dram_cycle at the DRAM clock; both get
+ * the current core cycle, which the fixed ROP and DRAM latencies are counted in (as GPGPU-Sim
+ * counts them).
+ * Statistics: one L2 cache stat block per sub-partition (cache_stats) and the DRAM channel's
+ * block (dram_stats); plus partition counters (reads/writes/atomics received, replies sent,
+ * memory latency sum of replies).
+ */
+#ifndef LOCKSTEP_MEM_PART_H
+#define LOCKSTEP_MEM_PART_H
+#include "../cache/cache.h"
+#include "../dram/dram.h"
+#include "../knob/knob.h"
+#include "addrmap.h"
+#include "req.h"
+
+typedef struct mem_part mem_part;
+
+mem_part *mem_part_new(const knobs *k, const mem_addrmap *map, uint32_t channel);
+void mem_part_free(mem_part *p);
+uint32_t mem_part_nsub(const mem_part *p);
+
+/* Sub-partition `sub` is local to this channel (0..n_sub-1). */
+int mem_part_can_accept(const mem_part *p, uint32_t sub);
+void mem_part_push(mem_part *p, uint32_t sub, const mem_req *r, uint64_t core_cycle);
+void mem_part_l2_cycle(mem_part *p, uint64_t core_cycle);
+void mem_part_dram_cycle(mem_part *p, uint64_t core_cycle);
+const mem_req *mem_part_reply_peek(const mem_part *p, uint32_t sub);
+mem_req mem_part_reply_pop(mem_part *p, uint32_t sub);
+int mem_part_busy(const mem_part *p);
+
+/* memcpy L2 prefill of one sector (owner applies the truncation rule). */
+void mem_part_prefill(mem_part *p, uint32_t sub, uint64_t addr);
+/* Kernel end with flush_l2_per_kernel: writes back and invalidates (returns DRAM writes).
+ * As in GPGPU-Sim the flush takes no time and sends no DRAM traffic; the dirty sectors are
+ * counted (stat flush_writebacks) and returned. */
+uint32_t mem_part_flush_l2(mem_part *p);
+
+cache *mem_part_l2(mem_part *p, uint32_t sub);
+dram *mem_part_dram(mem_part *p);
+const stat_set *mem_part_stats_set(void);
+stat_block *mem_part_stats(mem_part *p);
+void mem_part_diagnose(const mem_part *p, FILE *f);
+
+/* Global sub-partition of an address: channel from the DRAM address map and the partition
+ * hashing (knob partition_indexing), then the bank's sub-partition within it. */
+typedef struct mem_map {
+    mem_addrmap map;
+    uint32_t n_mem, n_sub;
+    int indexing;   /* knob partition_indexing choice index */
+    /* derived by mem_map_init */
+    int chip_s;        /* channel field start (dramid@S, else the lowest D bit) */
+    int gap;           /* non-power-of-two channel count with dramid@ (mod/div decode) */
+    int high_shift;    /* GPGPU-Sim's rest_of_addr_high_bits = addr >> high_shift (no gap) */
+    uint32_t hash_n;   /* ipoly/pae index space: nextpow2(n_mem) * n_sub */
+    uint64_t hmask[16]; /* ipoly: per index bit, the higher address bits XORed into it */
+} mem_map;
+int mem_map_init(mem_map *m, const knobs *k, base_err *e);
+uint32_t mem_map_sub_partition(const mem_map *m, uint64_t addr);
+
+#endif

@@ -1,0 +1,211 @@
+/* sim kern: kernels, streams, memcpys, CTA issue and placement. */
+#include "sim_int.h"
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t rr_first(uint32_t last, uint32_t n) { return (last + 1) % n; }
+
+static const sim_place_ops ROUND_ROBIN = {
+    "round_robin", "SMs are offered CTAs in turn, starting after the SM that got the last one",
+    rr_first};
+const sim_place_ops *const sim_place_registry[] = {&ROUND_ROBIN, NULL};
+
+const sim_place_ops *sim_place_find(const char *name)
+{
+    for (int i = 0; sim_place_registry[i]; i++)
+        if (strcmp(sim_place_registry[i]->name, name) == 0)
+            return sim_place_registry[i];
+    return NULL;
+}
+
+/* MemcpyHtoD: mark every sector present in its L2 slice. Accel-Sim walks the range with a
+ * 32-bit address (FORMATS.md A.2), which memcpy_truncate_32bit reproduces. */
+static void memcpy_apply(sim *g, const trace_cmd *c)
+{
+    if (!g->k.memcpy_l2_prefill)
+        return;
+    for (uint64_t off = 0; off < c->bytes; off += MEM_SECTOR) {
+        uint64_t a = c->addr + off;
+        if (g->k.memcpy_truncate_32bit)
+            a = (uint32_t)a;
+        uint32_t sub = mem_map_sub_partition(&g->map, a);
+        mem_part_prefill(g->part[sub / g->n_sub], sub % g->n_sub, a & ~(uint64_t)31);
+    }
+}
+
+static int running(const sim *g, uint64_t *stream_busy, uint64_t stream)
+{
+    int n = 0;
+    *stream_busy = 0;
+    for (size_t i = 0; i < g->nrk; i++)
+        if (g->rk[i].state == RK_RUN) {
+            n++;
+            if (g->rk[i].kk.h->stream_id == stream)
+                *stream_busy = 1;
+        }
+    return n;
+}
+
+static int launch(sim *g, size_t cmd, base_err *e)
+{
+    const trace_cmd *c = &g->list->cmds[cmd];
+    trace_kernel *tk = trace_kernel_open(c->path, e);
+    if (!tk)
+        return -1;
+    const trace_header *h = trace_kernel_header(tk);
+    uint64_t busy;
+    int n = running(g, &busy, h->stream_id);
+    if (n && (!g->k.concurrent_kernels || busy || n >= g->k.max_concurrent_kernels)) {
+        trace_kernel_close(tk);
+        return 1; /* not yet */
+    }
+    run_kernel *rk = &g->rk[g->nrk];
+    sim_kernel_result *res = &g->res->k[g->nrk];
+    memset(rk, 0, sizeof *rk);
+    rk->kk.uid = (uint32_t)++g->nrk;
+    rk->kk.tk = tk;
+    rk->kk.h = h;
+    rk->kk.shmem_base = h->shmem_base;
+    rk->kk.local_base = h->local_base;
+    if (cta_occupancy_compute(&g->k, h->threads_per_cta, h->nregs, (int64_t)h->shmem,
+                              (int64_t)h->ctas_in_grid, &res->occ, e)) {
+        base_err in = *e;
+        base_err_clear(e);
+        base_fail(e, in.code, "%s: %s", c->path, in.msg);
+        return -1;
+    }
+    rk->kk.padded_threads = res->occ.padded_threads;
+    rk->kk.regs_alloc = res->occ.regs_per_cta_alloc;
+    rk->kk.smem_alloc = res->occ.smem_per_cta_alloc;
+    rk->kk.max_ctas_per_sm = res->occ.ctas > 0 ? res->occ.ctas : 1;
+    rk->state = RK_RUN;
+    rk->cmd = cmd;
+    rk->res = g->nrk - 1;
+    rk->launch = g->cycle;
+    rk->first_cta = g->cycle + (uint64_t)g->k.kernel_launch_latency;
+    sim_totals_init(&rk->start);
+    sim_snapshot(g, &rk->start);
+    res->name = base_strdup(h->name);
+    res->path = base_strdup(c->path);
+    res->uid = rk->kk.uid;
+    res->stream = h->stream_id;
+    memcpy(res->grid, h->grid, sizeof res->grid);
+    memcpy(res->block, h->block, sizeof res->block);
+    res->nregs = h->nregs;
+    res->shmem = h->shmem;
+    res->launch_cycle = g->cycle;
+    res->first_cta_cycle = rk->first_cta;
+    g->ctas_total_est += h->ctas_in_grid;
+    for (uint32_t i = 0; i < g->n_sm; i++)
+        sm_kernel_start(g->sm[i], &rk->kk, res->occ.carveout_kb);
+    return 0;
+}
+
+/* Applies memcpys and launches kernels in list order until one has to wait. */
+int sim_kernels_advance(sim *g, base_err *e)
+{
+    while (g->next_cmd < g->list->ncmds) {
+        const trace_cmd *c = &g->list->cmds[g->next_cmd];
+        if (c->kind == TRACE_CMD_MEMCPY) {
+            memcpy_apply(g, c);
+        } else if (c->kind == TRACE_CMD_KERNEL) {
+            int rc = launch(g, g->next_cmd, e);
+            if (rc < 0)
+                return -1;
+            if (rc > 0)
+                return 0;
+        }
+        g->next_cmd++;
+    }
+    return 0;
+}
+
+static void kernel_end(sim *g, run_kernel *rk)
+{
+    sim_kernel_result *res = &g->res->k[rk->res];
+    rk->state = RK_DONE;
+    res->end_cycle = g->cycle;
+    res->ctas = rk->issued;
+    sim_totals_init(&res->cum);
+    sim_snapshot(g, &res->cum);
+    res->cum.cycle = g->cycle + 1; /* the end cycle is complete */
+    sim_totals_init(&res->delta);
+    sim_totals_sub(&res->delta, &res->cum, &rk->start);
+    res->delta.cycle = g->cycle - rk->launch + 1; /* both ends included */
+    trace_kernel_close(rk->kk.tk);
+    rk->kk.tk = NULL;
+}
+
+/* The run stopped early (max_cycles, max_insts): close the statistics of unfinished kernels. */
+void sim_finish_kernels(sim *g)
+{
+    for (size_t i = 0; i < g->nrk; i++)
+        if (g->rk[i].state == RK_RUN)
+            kernel_end(g, &g->rk[i]);
+    g->res->nk = g->nrk;
+}
+
+void sim_retire(sim *g)
+{
+    for (uint32_t a = 0; a < g->nactive; a++)
+        g->ctas_done_all += sm_cta_retire(g->sm[g->active[a]], g->done_by_uid);
+    for (size_t i = 0; i < g->nrk; i++) {
+        run_kernel *rk = &g->rk[i];
+        if (rk->state == RK_RUN && rk->eof && g->done_by_uid[rk->kk.uid] == rk->issued)
+            kernel_end(g, rk);
+    }
+}
+
+int sim_all_done(const sim *g)
+{
+    if (g->next_cmd < g->list->ncmds)
+        return 0;
+    for (size_t i = 0; i < g->nrk; i++)
+        if (g->rk[i].state != RK_DONE)
+            return 0;
+    return 1;
+}
+
+/* Offers SM s one CTA of the oldest running kernel that has one and fits. 1 if issued. */
+static int issue_to(sim *g, uint32_t s, base_err *e)
+{
+    sm *m = g->sm[s];
+    for (size_t i = 0; i < g->nrk; i++) {
+        run_kernel *rk = &g->rk[i];
+        if (rk->state != RK_RUN || rk->eof || g->cycle < rk->first_cta || !sm_cta_fits(m, &rk->kk))
+            continue;
+        trace_cta *slot = sm_cta_slot(m);
+        if (!slot)
+            return 0;
+        int rc = trace_next_cta(rk->kk.tk, slot, e);
+        if (rc < 0)
+            return -1;
+        if (rc == 0) {
+            rk->eof = 1;
+            continue;
+        }
+        sm_kernel_decode(&rk->kk, &g->k);
+        sm_cta_launch(m, &rk->kk, g->cycle);
+        rk->issued++;
+        g->moved++;
+        return 1;
+    }
+    return 0;
+}
+
+/* Every core cycle each SM may receive one CTA, SMs visited in the placement order. */
+int sim_issue_ctas(sim *g, base_err *e)
+{
+    uint32_t first = g->place->first(g->last_sm, g->n_sm);
+    for (uint32_t i = 0; i < g->n_sm; i++) {
+        uint32_t s = (first + i) % g->n_sm;
+        int rc = issue_to(g, s, e);
+        if (rc < 0)
+            return -1;
+        if (rc > 0)
+            g->last_sm = s;
+    }
+    /* a kernel whose file ended with nothing resident finishes now */
+    sim_retire(g);
+    return 0;
+}

@@ -1,0 +1,309 @@
+/* sim: construction and the top loop (phases A, B, C of sim.h). */
+#include "sim_int.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static uint64_t period_fs(double mhz) { return (uint64_t)llround(1e9 / mhz); }
+
+sim *sim_new(const knobs *k, base_err *e)
+{
+    sim *g = base_calloc(1, sizeof *g);
+    g->k = *k;
+    if (mem_map_init(&g->map, &g->k, e)) {
+        free(g);
+        return NULL;
+    }
+    char name[64];
+    g->place = sim_place_find(knob_enum_name(KNOB_ID_cta_placement, (int)k->cta_placement, name,
+                                             sizeof name));
+    if (!g->place) {
+        base_fail(e, BASE_EXIT_USAGE, "cta_placement %s has no implementation", name);
+        free(g);
+        return NULL;
+    }
+    g->ctx = (sm_ctx){&g->k, &g->map, sm_stats_set()};
+    (void)cache_stats_set();
+    (void)dram_stats_set();
+    (void)icnt_stats_set();
+    (void)mem_part_stats_set();
+    g->n_sm = (uint32_t)(k->n_clusters * k->cores_per_cluster);
+    g->sm = base_calloc(g->n_sm, sizeof *g->sm);
+    for (uint32_t i = 0; i < g->n_sm; i++)
+        g->sm[i] = sm_new(&g->ctx, i);
+    g->n_chan = (uint32_t)k->n_mem;
+    g->n_sub = (uint32_t)k->n_sub_partitions;
+    g->n_sub_total = g->n_chan * g->n_sub;
+    g->part = base_calloc(g->n_chan, sizeof *g->part);
+    for (uint32_t i = 0; i < g->n_chan; i++)
+        g->part[i] = mem_part_new(&g->k, &g->map.map, i);
+    g->net = icnt_new(&g->k, g->n_sm, g->n_sub_total);
+    g->period[CLK_CORE] = period_fs(k->clock_core_mhz);
+    g->period[CLK_ICNT] = period_fs(k->clock_icnt_mhz);
+    g->period[CLK_L2] = period_fs(k->clock_l2_mhz);
+    g->period[CLK_DRAM] = period_fs(k->clock_dram_mhz);
+    g->prog = base_calloc(g->n_sm, sizeof *g->prog);
+    g->active = base_calloc(g->n_sm, sizeof *g->active);
+    g->last_sm = g->n_sm - 1;
+    return g;
+}
+
+void sim_free(sim *g)
+{
+    if (!g)
+        return;
+    for (uint32_t i = 0; i < g->n_sm; i++)
+        sm_free(g->sm[i]);
+    for (uint32_t i = 0; i < g->n_chan; i++)
+        mem_part_free(g->part[i]);
+    icnt_free(g->net);
+    for (size_t i = 0; i < g->nrk; i++) {
+        if (g->rk[i].kk.tk)
+            trace_kernel_close(g->rk[i].kk.tk);
+        free(g->rk[i].kk.insts);
+        sim_totals_free(&g->rk[i].start);
+    }
+    free(g->rk);
+    free(g->done_by_uid);
+    free(g->sm);
+    free(g->part);
+    free(g->prog);
+    free(g->active);
+    free(g);
+}
+
+/* Which domains tick next (GPGPU-Sim's next_clock_domain): all whose edge is earliest. */
+static unsigned next_edges(sim *g)
+{
+    uint64_t t = g->next[0];
+    for (int i = 1; i < CLK_N; i++)
+        if (g->next[i] < t)
+            t = g->next[i];
+    unsigned mask = 0;
+    for (int i = 0; i < CLK_N; i++)
+        if (g->next[i] == t) {
+            mask |= 1u << i;
+            g->next[i] += g->period[i];
+        }
+    return mask;
+}
+
+/* ---- phase A ----------------------------------------------------------------------------- */
+
+static void replies_to_sms(sim *g)
+{
+    for (uint32_t s = 0; s < g->n_sm; s++) {
+        const mem_req *r = icnt_peek(g->net, ICNT_REP, s);
+        if (r && sm_inbound_room(g->sm[s])) {
+            mem_req x = icnt_pop(g->net, ICNT_REP, s);
+            x.loc = MEM_AT_SM_REPLY;
+            sm_inbound_push(g->sm[s], &x);
+            g->moved++;
+        }
+    }
+}
+
+static void parts_to_icnt(sim *g)
+{
+    for (uint32_t i = 0; i < g->n_sub_total; i++) {
+        mem_part *p = g->part[i / g->n_sub];
+        const mem_req *r = mem_part_reply_peek(p, i % g->n_sub);
+        if (!r)
+            continue;
+        unsigned bytes = mem_req_bytes(r, 1);
+        if (!icnt_can_push(g->net, ICNT_REP, i, bytes))
+            continue;
+        mem_req x = mem_part_reply_pop(p, i % g->n_sub);
+        x.loc = MEM_AT_ICNT_REP;
+        icnt_push(g->net, ICNT_REP, i, x.sm, &x, bytes);
+        g->moved++;
+    }
+}
+
+static void icnt_to_parts(sim *g)
+{
+    for (uint32_t i = 0; i < g->n_sub_total; i++) {
+        mem_part *p = g->part[i / g->n_sub];
+        const mem_req *r = icnt_peek(g->net, ICNT_REQ, i);
+        if (r && mem_part_can_accept(p, i % g->n_sub)) {
+            mem_req x = icnt_pop(g->net, ICNT_REQ, i);
+            mem_part_push(p, i % g->n_sub, &x, g->cycle);
+            g->moved++;
+        }
+    }
+    for (uint32_t c = 0; c < g->n_chan; c++)
+        mem_part_l2_cycle(g->part[c], g->cycle);
+}
+
+/* ---- phase B ----------------------------------------------------------------------------- */
+
+static void sms_cycle(sim *g)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < g->n_sm; i++)
+        if (sm_active(g->sm[i]))
+            g->active[n++] = i;
+    g->nactive = n;
+#ifdef _OPENMP
+    if (g->k.threads > 1 && n > 1) {
+        if (g->k.omp_schedule == 1) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads((int)g->k.threads)
+            for (uint32_t i = 0; i < n; i++)
+                g->prog[g->active[i]] = sm_cycle(g->sm[g->active[i]], g->cycle);
+        } else {
+#pragma omp parallel for schedule(static) num_threads((int)g->k.threads)
+            for (uint32_t i = 0; i < n; i++)
+                g->prog[g->active[i]] = sm_cycle(g->sm[g->active[i]], g->cycle);
+        }
+        return;
+    }
+#endif
+    for (uint32_t i = 0; i < n; i++)
+        g->prog[g->active[i]] = sm_cycle(g->sm[g->active[i]], g->cycle);
+}
+
+/* ---- phase C ----------------------------------------------------------------------------- */
+
+/* One request per SM and cycle enters the interconnect, SMs in index order. */
+static void sms_to_icnt(sim *g)
+{
+    for (uint32_t a = 0; a < g->nactive; a++) {
+        uint32_t s = g->active[a];
+        if (g->prog[s])
+            g->moved++, g->prog[s] = 0;
+        mem_q *q = sm_outbound(g->sm[s]);
+        if (mem_q_empty(q))
+            continue;
+        mem_req *r = mem_q_front(q);
+        unsigned bytes = mem_req_bytes(r, 0);
+        if (!icnt_can_push(g->net, ICNT_REQ, s, bytes))
+            continue;
+        mem_req x = mem_q_pop(q);
+        x.loc = MEM_AT_ICNT_REQ;
+        icnt_push(g->net, ICNT_REQ, s, x.part, &x, bytes);
+        g->moved++;
+    }
+}
+
+static int core_cycle(sim *g, base_err *e)
+{
+    sms_cycle(g);
+    sms_to_icnt(g);
+    sim_retire(g);
+    if (sim_kernels_advance(g, e) || sim_issue_ctas(g, e))
+        return -1;
+    g->cycle++;
+    return 0;
+}
+
+static int watchdog(sim *g, base_err *e, FILE *diag)
+{
+    if (g->moved) {
+        g->moved = 0;
+        g->last_progress_cycle = g->cycle;
+        return 0;
+    }
+    if (!g->k.watchdog_cycles || g->cycle - g->last_progress_cycle < (uint64_t)g->k.watchdog_cycles)
+        return 0;
+    if (diag)
+        sim_diagnose(g, diag);
+    return base_fail(e, BASE_EXIT_INTERNAL,
+                     "no progress for %lld core cycles at cycle %llu: the simulated GPU is "
+                     "deadlocked (diagnosis above; watchdog_cycles sets the limit)",
+                     (long long)g->k.watchdog_cycles, (unsigned long long)g->cycle);
+}
+
+static int stop_now(sim *g)
+{
+    if (g->k.max_cycles && g->cycle >= (uint64_t)g->k.max_cycles)
+        return 1;
+    if (g->k.max_insts) {
+        uint64_t n = 0;
+        for (uint32_t i = 0; i < g->n_sm; i++)
+            n += sm_warp_insts(g->sm[i]);
+        return n >= (uint64_t)g->k.max_insts;
+    }
+    return 0;
+}
+
+static int step(sim *g, base_err *e)
+{
+    unsigned m = next_edges(g);
+    if (m & 1u << CLK_CORE)
+        replies_to_sms(g);
+    if (m & 1u << CLK_ICNT)
+        parts_to_icnt(g);
+    if (m & 1u << CLK_DRAM)
+        for (uint32_t c = 0; c < g->n_chan; c++)
+            mem_part_dram_cycle(g->part[c], g->cycle);
+    if (m & 1u << CLK_L2)
+        icnt_to_parts(g);
+    if (m & 1u << CLK_ICNT)
+        icnt_cycle(g->net);
+    if (m & 1u << CLK_CORE)
+        return core_cycle(g, e) ? -1 : 1;
+    return 0;
+}
+
+int sim_run(sim *g, const trace_list *l, sim_result *r, FILE *diag, FILE *progress, base_err *e)
+{
+    memset(r, 0, sizeof *r);
+    g->list = l;
+    g->res = r;
+    g->progress = progress;
+    g->t0 = g->last_print = sim_wall();
+    r->k = base_calloc(l->nkernels + 1, sizeof *r->k);
+    g->rk = base_calloc(l->nkernels + 1, sizeof *g->rk);
+    g->done_by_uid = base_calloc(l->nkernels + 2, sizeof *g->done_by_uid);
+    int rc = sim_kernels_advance(g, e);
+    while (rc == 0 && !sim_all_done(g)) {
+        int core = step(g, e);
+        if (core < 0) {
+            rc = -1;
+            break;
+        }
+        if (!core)
+            continue;
+        if (watchdog(g, e, diag)) {
+            rc = -1;
+            break;
+        }
+        if (stop_now(g)) {
+            r->stopped = 1;
+            break;
+        }
+        if (progress && (g->cycle & 1023) == 0)
+            sim_progress(g, 0);
+    }
+    if (progress)
+        sim_progress(g, 1);
+    sim_finish_kernels(g);
+    r->wall_s = sim_wall() - g->t0;
+    sim_totals_init(&r->total);
+    sim_snapshot(g, &r->total);
+    r->n_sm = g->n_sm;
+    r->n_sub = g->n_sub_total;
+    r->n_chan = g->n_chan;
+    r->per_sm = base_calloc(g->n_sm, sizeof *r->per_sm);
+    r->per_sm_l1d = base_calloc(g->n_sm, sizeof *r->per_sm_l1d);
+    for (uint32_t i = 0; i < g->n_sm; i++) {
+        stat_block_init(&r->per_sm[i], sm_stats_set());
+        stat_block_add(&r->per_sm[i], sm_stats(g->sm[i]));
+        stat_block_init(&r->per_sm_l1d[i], cache_stats_set());
+        stat_block_add(&r->per_sm_l1d[i], sm_l1d_stats(g->sm[i]));
+    }
+    r->per_sub_l2 = base_calloc(g->n_sub_total, sizeof *r->per_sub_l2);
+    for (uint32_t i = 0; i < g->n_sub_total; i++) {
+        stat_block_init(&r->per_sub_l2[i], cache_stats_set());
+        stat_block_add(&r->per_sub_l2[i], cache_stats(mem_part_l2(g->part[i / g->n_sub], i % g->n_sub)));
+    }
+    r->per_chan_dram = base_calloc(g->n_chan, sizeof *r->per_chan_dram);
+    for (uint32_t i = 0; i < g->n_chan; i++) {
+        stat_block_init(&r->per_chan_dram[i], dram_stats_set());
+        stat_block_add(&r->per_chan_dram[i], dram_stats(mem_part_dram(g->part[i])));
+    }
+    return rc;
+}

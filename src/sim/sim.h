@@ -1,0 +1,87 @@
+/* sim: the whole GPU and the top loop (ARCHITECTURE.md section 2).
+ *
+ * Every step of the loop advances to the next clock edge among the four clock domains
+ * (core, interconnect, L2, DRAM; periods kept in femtoseconds so ratios like
+ * 1132:3500.5 MHz do not drift) and runs, for the domains that tick:
+ *   A. serial   : interconnect -> SM inbound queues; sub-partitions -> interconnect;
+ *                 DRAM cycle; interconnect -> sub-partitions and L2 cycle; interconnect cycle
+ *   B. parallel : sm_cycle() of every SM with work (OpenMP, schedule by knob)
+ *   C. serial   : SM outbound queues -> interconnect in SM order; CTA retirement; kernel
+ *                 completion and launch (streams, launch latency, memcpys); CTA issue through
+ *                 the placement policy; watchdog; progress line
+ * Phase B touches only per-SM state, so results are identical for any thread count.
+ *
+ * Kernels and streams: commands run in list order. A kernel starts when the previous
+ * kernel of its stream has finished and (unless concurrent_kernels) every earlier kernel
+ * has finished; its CTAs issue kernel_launch_latency core cycles later. MemcpyHtoD commands
+ * are applied when reached (L2 prefill per memcpy_l2_prefill). */
+#ifndef LOCKSTEP_SIM_H
+#define LOCKSTEP_SIM_H
+#include "../base/base.h"
+#include "../cta/occupancy.h"
+#include "../knob/knob.h"
+#include "../stat/stat.h"
+#include "../trace/trace.h"
+#include <stdio.h>
+
+/* Reduced statistics of the whole GPU at one moment (sums over units in index order). */
+typedef struct sim_totals {
+    uint64_t cycle;          /* core cycles since the start of the run */
+    stat_block sm, l1d, l2, dram, icnt, part;
+} sim_totals;
+
+typedef struct sim_kernel_result {
+    char *name, *path;
+    uint32_t uid;
+    uint64_t stream;
+    uint32_t grid[3], block[3], nregs;
+    uint64_t shmem, ctas;
+    cta_occupancy occ;
+    uint64_t launch_cycle, first_cta_cycle, end_cycle;
+    sim_totals delta;        /* counters of the kernel's segment [launch, end] */
+    sim_totals cum;          /* cumulative at its end */
+} sim_kernel_result;
+
+typedef struct sim_result {
+    sim_kernel_result *k;
+    size_t nk;
+    sim_totals total;
+    stat_block *per_sm, *per_sm_l1d;    /* cumulative per unit */
+    stat_block *per_sub_l2, *per_chan_dram;
+    uint32_t n_sm, n_sub, n_chan;
+    int stopped;             /* 1: max_cycles / max_insts ended the run early */
+    double wall_s;           /* not part of any deterministic output */
+} sim_result;
+
+typedef struct sim sim;
+
+/* Builds the GPU described by the knobs. Errors: inconsistent configuration. */
+sim *sim_new(const knobs *k, base_err *e);
+void sim_free(sim *g);
+
+/* Runs every command of the list. diag receives the hang diagnosis (stderr by default);
+ * progress: a stream for the progress line or NULL. Errors: bad trace input (code
+ * BASE_EXIT_INPUT) or a hang / internal stop (code BASE_EXIT_INTERNAL, message names the
+ * cause; the diagnosis was written to diag). */
+int sim_run(sim *g, const trace_list *l, sim_result *r, FILE *diag, FILE *progress, base_err *e);
+void sim_result_free(sim_result *r);
+
+/* The statistics sets behind sim_totals (for printing). */
+void sim_totals_init(sim_totals *t);
+void sim_totals_free(sim_totals *t);
+
+/* Output: Accel-Sim-named headline statistics, then lockstep's detailed sets. */
+void sim_print_kernel(FILE *f, const sim_kernel_result *k, size_t idx, size_t n);
+void sim_print_totals(FILE *f, const sim_result *r);
+void sim_json_result(base_json *j, const sim_result *r);
+
+/* CTA placement policies (plug-ins, knob cta_placement): pick the next SM to try, given
+ * the previous pick; the caller tries every SM once per cycle in that order. */
+typedef struct sim_place_ops {
+    const char *name, *help;
+    uint32_t (*first)(uint32_t last_sm, uint32_t n_sm);
+} sim_place_ops;
+const sim_place_ops *sim_place_find(const char *name);
+extern const sim_place_ops *const sim_place_registry[];
+
+#endif

@@ -1,0 +1,67 @@
+/* sim internals shared by sim.c, kern.c, report.c, watch.c. */
+#ifndef LOCKSTEP_SIM_INT_H
+#define LOCKSTEP_SIM_INT_H
+#include "sim.h"
+#include "../icnt/icnt.h"
+#include "../mem/part.h"
+#include "../sm/sm.h"
+
+enum { CLK_CORE, CLK_ICNT, CLK_L2, CLK_DRAM, CLK_N };
+enum { RK_WAIT, RK_RUN, RK_DONE };
+
+typedef struct run_kernel {
+    sm_kernel kk;
+    int state;              /* RK_* */
+    int eof;                /* every CTA of the file has been issued */
+    size_t cmd;             /* index in the command list */
+    size_t res;             /* index in sim_result.k */
+    uint64_t launch, first_cta;
+    uint64_t issued, done;
+    sim_totals start;
+} run_kernel;
+
+struct sim {
+    knobs k;
+    mem_map map;
+    sm_ctx ctx;
+    sm **sm;
+    uint32_t n_sm, n_chan, n_sub, n_sub_total;
+    mem_part **part;
+    icnt *net;
+    uint64_t period[CLK_N], next[CLK_N];  /* femtoseconds */
+    uint64_t cycle;                        /* core cycles */
+    int *prog;
+    uint32_t *active, nactive;
+    const sim_place_ops *place;
+    uint32_t last_sm;
+    /* kernels */
+    const trace_list *list;
+    size_t next_cmd;
+    run_kernel *rk;
+    size_t nrk;
+    uint64_t *done_by_uid;
+    uint64_t ctas_total_est, ctas_done_all;
+    /* watchdog */
+    uint64_t moved, last_progress_cycle;
+    /* progress line */
+    FILE *progress;
+    double t0, last_print;
+    sim_result *res;
+    base_err *err;
+};
+
+/* kern.c */
+int sim_kernels_advance(sim *g, base_err *e);  /* launches what may launch; 0 or -1 */
+int sim_issue_ctas(sim *g, base_err *e);
+void sim_retire(sim *g);
+int sim_all_done(const sim *g);
+void sim_finish_kernels(sim *g);
+/* report.c */
+void sim_snapshot(sim *g, sim_totals *t);
+void sim_totals_sub(sim_totals *d, const sim_totals *a, const sim_totals *b);
+/* watch.c */
+void sim_diagnose(sim *g, FILE *f);
+void sim_progress(sim *g, int final);
+double sim_wall(void);
+
+#endif

@@ -1,0 +1,283 @@
+/* sm issue: fetch into the instruction buffers, scoreboard, warp scheduling, operand
+ * collection and execution-unit timing, register writeback events. */
+#include "sm_int.h"
+#include <string.h>
+
+#define IBUFFER 2u /* instructions a fetch puts in a warp's buffer (GPGPU-Sim's ibuffer) */
+
+/* ---- writeback events: a binary min-heap on (t, warp, sidx) --------------------------- */
+
+static int ev_less(const sm_event *a, const sm_event *b)
+{
+    if (a->t != b->t)
+        return a->t < b->t;
+    if (a->warp != b->warp)
+        return a->warp < b->warp;
+    return a->sidx < b->sidx;
+}
+
+void sm_event_push(sm *s, uint64_t t, uint32_t warp, uint32_t sidx)
+{
+    if (s->nev == s->evcap)
+        base_grow(&s->ev, &s->evcap, s->nev + 1, sizeof *s->ev); /* rare: SM-private */
+    uint32_t i = s->nev++;
+    sm_event e = {t, warp, sidx};
+    while (i && ev_less(&e, &s->ev[(i - 1) / 2])) {
+        s->ev[i] = s->ev[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    s->ev[i] = e;
+}
+
+static sm_event ev_pop(sm *s)
+{
+    sm_event top = s->ev[0], last = s->ev[--s->nev];
+    uint32_t i = 0;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= s->nev)
+            break;
+        if (c + 1 < s->nev && ev_less(&s->ev[c + 1], &s->ev[c]))
+            c++;
+        if (!ev_less(&s->ev[c], &last))
+            break;
+        s->ev[i] = s->ev[c];
+        i = c;
+    }
+    if (s->nev)
+        s->ev[i] = last;
+    return top;
+}
+
+static inline void sb_set(uint64_t *sb, unsigned r) { sb[r >> 6] |= 1ull << (r & 63); }
+static inline void sb_clr(uint64_t *sb, unsigned r) { sb[r >> 6] &= ~(1ull << (r & 63)); }
+static inline int sb_has(const uint64_t *sb, unsigned r) { return (sb[r >> 6] >> (r & 63)) & 1; }
+
+/* An instruction wrote back: release its destinations and retire it from the warp. */
+void sm_events_run(sm *s, uint64_t now)
+{
+    while (s->nev && s->ev[0].t <= now) {
+        sm_event e = ev_pop(s);
+        sm_warp *x = &s->w[e.warp];
+        const sm_inst *d = &sm_warp_kernel(s, e.warp)->insts[e.sidx];
+        for (unsigned i = 0; i < d->ndst; i++)
+            sb_clr(x->sb, d->dst[i]);
+        if (d->op == SM_OP_LOAD || d->op == SM_OP_ATOMIC)
+            x->loads--;
+        x->inflight--;
+        s->progress = 1;
+        sm_warp_check_done(s, e.warp);
+    }
+}
+
+/* ---- fetch --------------------------------------------------------------------------- */
+
+/* Up to inst_fetch_throughput warps per cycle, round-robin over warp slots, refill an empty
+ * buffer; the instructions are issuable from the next cycle (GPGPU-Sim fetches and decodes
+ * after issuing within a cycle). The I-cache is perfect when either perfect knob is set;
+ * otherwise a miss costs the L1I miss latency knob. */
+void sm_fetch_cycle(sm *s, uint64_t now)
+{
+    uint32_t n = s->nwarps_max, fetched = 0, limit = (uint32_t)s->k->inst_fetch_throughput;
+    uint32_t first = s->fetch_next;
+    for (uint32_t i = 0; i < n && fetched < limit; i++) {
+        uint32_t w = (first + i) % n;
+        sm_warp *x = &s->w[w];
+        if (x->state != SM_W_ACTIVE || x->ib_n || x->pos >= x->end)
+            continue;
+        uint32_t left = x->end - x->pos;
+        x->ib_n = (uint8_t)(left < IBUFFER ? left : IBUFFER);
+        x->ib_t = now + 1;
+        fetched++;
+        s->fetch_next = (w + 1) % n;
+    }
+}
+
+/* ---- issue --------------------------------------------------------------------------- */
+
+/* Operand collection: each source register is read from its bank one cycle at a time; a
+ * bank busy with another read delays it. Returns the cycle all operands are collected. */
+static uint64_t collect(sm *s, sm_subcore *c, uint32_t w, const sm_inst *d, uint64_t now)
+{
+    uint64_t start = now + (uint64_t)s->k->pipe_oc_cycles, done = start;
+    uint32_t wid = s->k->reg_bank_use_warp_id ? w : 0;
+    for (unsigned i = 0; i < d->nsrc; i++) {
+        uint32_t b = (d->src[i] + wid) % c->nbanks;
+        uint64_t t = c->bank_free[b] > start ? c->bank_free[b] : start;
+        c->bank_free[b] = t + 1;
+        if (t > start)
+            SMST(s, bank_conflict_cycles) += t - start;
+        if (t + 1 > done)
+            done = t + 1;
+    }
+    return done;
+}
+
+static sm_unitq *pick_unit(sm_subcore *c, int u)
+{
+    sm_unitq *best = &c->unit[u][0];
+    for (uint32_t i = 1; i < c->nunit[u]; i++)
+        if (c->unit[u][i].free < best->free)
+            best = &c->unit[u][i];
+    return best;
+}
+
+static int unit_of(const sm_subcore *c, const sm_inst *d)
+{
+    int u = d->fallback ? SM_U_INT : d->unit;
+    if (u != SM_U_MEM && c->nunit[u] == 0)
+        u = c->nunit[SM_U_INT] ? SM_U_INT : SM_U_SP;
+    return u;
+}
+
+/* A unit accepts a new instruction while its backlog (cycles until it can start one more)
+ * stays within the operand-collector stage: instructions queue in the collector, not in
+ * the scheduler. */
+static int unit_ready(const sm *s, sm_subcore *c, int u, uint64_t now)
+{
+    if (u == SM_U_MEM)
+        return sm_ldst_can_take(s);
+    return pick_unit(c, u)->free <= now + (uint64_t)s->k->pipe_oc_cycles + 1;
+}
+
+static int hazard(const sm_warp *x, const sm_inst *d)
+{
+    for (unsigned i = 0; i < d->nsrc; i++)
+        if (sb_has(x->sb, d->src[i]))
+            return 1;
+    for (unsigned i = 0; i < d->ndst; i++)
+        if (sb_has(x->sb, d->dst[i]))
+            return 1;
+    return 0;
+}
+
+static void barrier_arrive(sm *s, uint32_t w)
+{
+    sm_warp *x = &s->w[w];
+    sm_cta *c = &s->cta[x->cta];
+    x->state = SM_W_BARRIER;
+    if (++c->at_barrier < c->live)
+        return;
+    for (uint32_t i = 0; i < s->nwarps_max; i++)
+        if (s->w[i].state == SM_W_BARRIER && s->w[i].cta == x->cta)
+            s->w[i].state = SM_W_ACTIVE;
+    c->at_barrier = 0;
+}
+
+static void execute(sm *s, sm_subcore *c, uint32_t w, const sm_inst *d, uint32_t sidx,
+                    uint64_t now)
+{
+    sm_warp *x = &s->w[w];
+    int u = unit_of(c, d);
+    uint64_t ready = collect(s, c, w, d, now);
+    if (u == SM_U_MEM) {
+        x->inflight++;
+        if (d->op == SM_OP_LOAD || d->op == SM_OP_ATOMIC)
+            x->loads++;
+        for (unsigned i = 0; i < d->ndst; i++)
+            sb_set(x->sb, d->dst[i]);
+        sm_ldst_push(s, w, x->pos, ready);
+        return;
+    }
+    sm_unitq *q = pick_unit(c, u);
+    uint64_t start = ready > q->free ? ready : q->free;
+    q->free = start + d->init;
+    for (unsigned i = 0; i < d->ndst; i++)
+        sb_set(x->sb, d->dst[i]);
+    x->inflight++;
+    sm_event_push(s, start + d->lat + (uint64_t)s->k->pipe_wb_cycles, w, sidx);
+}
+
+/* Why warp w cannot issue now (SM_ST_ISSUED if it can). */
+static int check_warp(sm *s, sm_subcore *c, uint32_t w, uint64_t now, const sm_inst **out,
+                      uint32_t *sidx)
+{
+    sm_warp *x = &s->w[w];
+    if (x->state == SM_W_BARRIER)
+        return SM_ST_BARRIER;
+    if (x->state != SM_W_ACTIVE)
+        return SM_ST_IDLE;
+    if (!x->ib_n || x->ib_t > now)
+        return SM_ST_IBUFFER;
+    const trace_dinst *di = sm_warp_dinst(s, w, x->pos);
+    const sm_inst *d = &sm_warp_kernel(s, w)->insts[di->sidx];
+    if (d->op == SM_OP_MEMBAR && x->stores) {
+        x->membar = 1;
+        return SM_ST_MEMBAR;
+    }
+    if (hazard(x, d))
+        return SM_ST_SCOREBOARD;
+    int u = unit_of(c, d);
+    if (!unit_ready(s, c, u, now))
+        return u == SM_U_MEM ? SM_ST_MEM : SM_ST_PIPE;
+    *out = d;
+    *sidx = di->sidx;
+    return SM_ST_ISSUED;
+}
+
+static void issue_one(sm *s, sm_subcore *c, uint32_t w, const sm_inst *d, uint32_t sidx,
+                      uint64_t now)
+{
+    sm_warp *x = &s->w[w];
+    const trace_dinst *di = sm_warp_dinst(s, w, x->pos);
+    unsigned lanes = (unsigned)__builtin_popcount(di->mask);
+    SMST(s, warp_insts)++;
+    SMST(s, thread_insts) += lanes;
+    SMST(s, spec_fallback) += d->fallback;
+    x->membar = 0;
+    execute(s, c, w, d, sidx, now);
+    x->pos++;
+    x->ib_n--;
+    /* EXIT needs no special case: a warp ends when its trace does (an EXIT predicated off
+     * for every lane, as traces contain, must not end it) */
+    if (d->op == SM_OP_BAR) {
+        barrier_arrive(s, w);
+    }
+    c->st.last = w;
+    s->progress = 1;
+    if (x->state == SM_W_ACTIVE && x->pos >= x->end)
+        x->state = SM_W_EXITED;
+    sm_warp_check_done(s, w);
+}
+
+static void schedule(sm *s, sm_subcore *c, uint64_t now)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < c->nwarps; i++) {
+        uint32_t w = c->warps[i];
+        if (s->w[w].state == SM_W_ACTIVE || s->w[w].state == SM_W_BARRIER) {
+            c->order[n] = w;
+            c->views[n].age = s->w[w].age;
+            c->views[n].waiting_mem = s->w[w].loads != 0;
+            n++;
+        }
+    }
+    stat_block *st = &s->st;
+    if (!n) {
+        if (s->nctas)
+            st->v[SMS_STALL + SM_ST_IDLE]++;
+        return;
+    }
+    memcpy(c->cand, c->order, n * sizeof *c->cand);
+    s->sched_ops->order(&c->st, c->cand, c->views, n, (uint32_t)s->k->two_level_active, c->order);
+    int why = SM_ST_IDLE;
+    for (uint32_t i = 0; i < n; i++) {
+        const sm_inst *d = NULL;
+        uint32_t sidx = 0, w = c->order[i];
+        int r = check_warp(s, c, w, now, &d, &sidx);
+        if (r == SM_ST_ISSUED) {
+            issue_one(s, c, w, d, sidx, now);
+            st->v[SMS_STALL + SM_ST_ISSUED]++;
+            return;
+        }
+        if (why == SM_ST_IDLE || (why == SM_ST_IBUFFER && r != SM_ST_IDLE))
+            why = r;
+    }
+    st->v[SMS_STALL + why]++;
+}
+
+void sm_issue_cycle(sm *s, uint64_t now)
+{
+    for (uint32_t i = 0; i < s->nsub; i++)
+        schedule(s, &s->sub[i], now);
+}

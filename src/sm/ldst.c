@@ -1,0 +1,345 @@
+/* sm ldst: the LD/ST unit — coalescing into 32-byte sectors, shared memory with bank
+ * conflicts, the constant path, the L1D, the outbound request queue and replies.
+ *
+ * One memory instruction is in the unit at a time (GPGPU-Sim's ldst_unit). Global and local
+ * accesses are split into the distinct sectors the active lanes touch, in address order, and
+ * up to l1d_banks sectors are presented to the L1D (or sent around it) per cycle. A load's
+ * registers are released when its last sector has arrived; a store leaves the unit when its
+ * last sector was sent and the warp then counts acknowledgements. */
+#include "sm_int.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define SLOT_FILL 0xFFFFu /* a request that fills the L1D: its waiters are in the MSHR */
+
+int sm_ldst_can_take(const sm *s) { return s->lq_n < s->lq_cap; }
+
+void sm_ldst_push(sm *s, uint32_t warp, uint32_t dyn, uint64_t ready)
+{
+    sm_ldst_entry *e = &s->lq[(s->lq_head + s->lq_n++) % s->lq_cap];
+    e->warp = warp;
+    e->dyn = dyn;
+    e->ready = ready;
+}
+
+/* ---- pending table -------------------------------------------------------------------- */
+
+static uint32_t pend_alloc(sm *s, uint32_t warp, uint32_t sidx)
+{
+    for (uint32_t i = 0; i < s->pend_cap; i++) {
+        uint32_t j = (s->pend_free_hint + i) % s->pend_cap;
+        if (!s->pend[j].used) {
+            s->pend[j] = (sm_pend){warp, sidx, 0, 0, 1, 1};  /* used, open */
+            s->pend_free_hint = (j + 1) % s->pend_cap;
+            s->npend++;
+            return j;
+        }
+    }
+    return UINT32_MAX;
+}
+
+/* The instruction of slot p has every sector: write its registers back at the latest
+ * completion among them (through the event heap, so the release happens at that cycle). */
+static void pend_finish(sm *s, uint32_t p, uint64_t now)
+{
+    sm_pend *e = &s->pend[p];
+    uint64_t t = e->ready > now + 1 ? e->ready : now + 1;
+    sm_event_push(s, t, e->warp, e->sidx);
+    e->used = 0;
+    s->npend--;
+}
+
+static void pend_answer(sm *s, uint32_t p, uint64_t ready, uint64_t now)
+{
+    sm_pend *e = &s->pend[p];
+    if (!e->used)
+        base_panic("sm %u: reply for a free pending slot %u", s->id, p);
+    if (ready > e->ready)
+        e->ready = ready;
+    if (--e->remaining == 0 && !e->open)
+        pend_finish(s, p, now);
+}
+
+/* ---- request creation ------------------------------------------------------------------ */
+
+static void send(sm *s, uint64_t addr, int op, uint32_t slot, int space, int flags, uint64_t now)
+{
+    mem_req r = {0};
+    r.addr = addr & ~(uint64_t)(MEM_SECTOR - 1);
+    r.t_start = now;
+    r.part = mem_map_sub_partition(s->ctx->map, r.addr);
+    r.sm = (uint16_t)s->id;
+    r.slot = (uint16_t)slot;
+    r.op = (uint8_t)op;
+    r.flags = (uint8_t)flags;
+    r.loc = MEM_AT_L1_MISSQ;
+    r.space = (uint8_t)space;
+    mem_q_push(&s->out, &r);
+    SMST(s, mem_requests)++;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The distinct sectors the active lanes touch, ascending. */
+static void coalesce(sm *s, const trace_dinst *di, const uint64_t *addr, unsigned width)
+{
+    unsigned n = (unsigned)__builtin_popcount(di->mask), m = 0;
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t a = addr[i] & ~(uint64_t)31, last = (addr[i] + width - 1) & ~(uint64_t)31;
+        for (; a <= last && m < SM_MAX_SECTORS; a += 32)
+            s->sectors[m++] = a;
+    }
+    qsort(s->sectors, m, sizeof *s->sectors, cmp_u64);
+    unsigned u = 0;
+    for (unsigned i = 0; i < m; i++)
+        if (!u || s->sectors[u - 1] != s->sectors[i])
+            s->sectors[u++] = s->sectors[i];
+    s->nsect = u;
+    s->next_sect = 0;
+}
+
+/* Shared memory: cycles the access needs = the largest number of distinct 4-byte words any
+ * bank must deliver (equal words are broadcast), summed over the warp's parts. */
+static unsigned smem_cycles(sm *s, const trace_dinst *di, const uint64_t *addr, unsigned width)
+{
+    unsigned nb = (unsigned)s->k->smem_banks, parts = (unsigned)s->k->smem_warp_parts;
+    unsigned n = (unsigned)__builtin_popcount(di->mask), total = 0, ai = 0, lane = 0;
+    unsigned per = (32 + parts - 1) / parts;
+    uint64_t *words = s->sectors; /* scratch: the unit is not coalescing now */
+    uint32_t cnt[128];
+    for (unsigned p = 0; p < parts; p++) {
+        unsigned nw = 0, worst = 0;
+        for (; lane < (p + 1) * per && lane < 32; lane++) {
+            if (!((di->mask >> lane) & 1u) || ai >= n)
+                continue;
+            for (uint64_t a = addr[ai] >> 2; a <= (addr[ai] + width - 1) >> 2 && nw < SM_MAX_SECTORS; a++)
+                words[nw++] = a;
+            ai++;
+        }
+        qsort(words, nw, sizeof *words, cmp_u64);
+        memset(cnt, 0, sizeof cnt);
+        for (unsigned i = 0; i < nw; i++)
+            if (i == 0 || words[i] != words[i - 1]) {
+                unsigned c = ++cnt[words[i] % nb % 128];
+                worst = c > worst ? c : worst;
+            }
+        total += worst;
+    }
+    return total ? total : 1;
+}
+
+/* ---- the unit ---------------------------------------------------------------------------- */
+
+static int l1_path(const sm *s, const sm_inst *d, int space)
+{
+    if (!s->l1d || d->bypass_l1 || d->op == SM_OP_ATOMIC)
+        return 0;
+    return space == TRACE_SPACE_LOCAL || !s->k->gmem_skip_l1d;
+}
+
+/* Presents one sector; 0 if the unit must stall (retry the same sector next cycle). */
+static int do_sector(sm *s, const sm_inst *d, int space, uint64_t addr, uint64_t now)
+{
+    uint32_t p = s->cur_pend, w = s->cur.warp;
+    int op = d->op == SM_OP_STORE ? MEM_WR : d->op == SM_OP_ATOMIC ? MEM_ATOM : MEM_RD;
+    if (s->out.cap - s->out.n < 5) { /* room for 4 fetches and a writeback */
+        SMST(s, outq_full_cycles)++;
+        return 0;
+    }
+    if (!l1_path(s, d, space)) {
+        if (op == MEM_WR)
+            s->w[w].stores++;
+        else
+            s->pend[p].remaining++;
+        send(s, addr, op, op == MEM_WR ? w : p, space, MEM_F_BYPASS_L1, now);
+        return 1;
+    }
+    mem_req r = {0};
+    r.addr = addr;
+    r.t_start = now;
+    r.sm = (uint16_t)s->id;
+    r.slot = (uint16_t)(op == MEM_WR ? w : p);
+    r.op = (uint8_t)op;
+    r.space = (uint8_t)space;
+    r.loc = MEM_AT_SM;
+    cache_result res;
+    cache_access(s->l1d, &r, now, &res);
+    if (res.status == CACHE_RES_FAIL)
+        return 0;
+    if (res.wb_mask)
+        for (unsigned i = 0; i < 4; i++)
+            if (res.wb_mask >> i & 1)
+                send(s, res.wb_addr + 32 * i, MEM_WR, SLOT_FILL, space, MEM_F_WRITEBACK | MEM_F_NO_REPLY, now);
+    if (op == MEM_WR) {
+        if (res.send_write) {
+            s->w[w].stores++;
+            send(s, addr, MEM_WR, w, space, 0, now);
+        }
+        return 1;
+    }
+    if (res.status == CACHE_HIT) {
+        uint64_t t = now + (uint64_t)s->k->l1d_latency;
+        if (t > s->pend[p].ready)
+            s->pend[p].ready = t;
+    } else {
+        s->pend[p].remaining++;
+    }
+    uint64_t line = addr & ~(uint64_t)(MEM_LINE - 1);
+    for (unsigned i = 0; i < 4; i++)
+        if (res.fetch_mask >> i & 1)
+            send(s, line + 32 * i, MEM_RD, SLOT_FILL, space, 0, now);
+    return 1;
+}
+
+/* The instruction leaves the unit: a load waits in the pending table for its sectors, every
+ * other instruction writes back now. */
+static void leave(sm *s, const sm_inst *d, uint64_t done_at, uint64_t now)
+{
+    s->busy = 0;
+    if (s->cur_pend != UINT32_MAX) {
+        sm_pend *e = &s->pend[s->cur_pend];
+        e->open = 0;
+        if (e->remaining == 0)
+            pend_finish(s, s->cur_pend, now);
+        s->cur_pend = UINT32_MAX;
+        return;
+    }
+    (void)d;
+    sm_event_push(s, done_at > now + 1 ? done_at : now + 1, s->cur.warp,
+                  sm_warp_dinst(s, s->cur.warp, s->cur.dyn)->sidx);
+}
+
+static int resolve_space(const sm_kernel *kk, const sm_inst *d, const trace_dinst *di,
+                         const uint64_t *addr)
+{
+    if (d->space != TRACE_SPACE_GENERIC)
+        return d->space;
+    if (!di->mask || !addr)
+        return TRACE_SPACE_GLOBAL;
+    return (int)trace_generic_space(kk->shmem_base, kk->local_base, addr[0]);
+}
+
+/* Starts the instruction at the head of the queue; 0 if it cannot start yet. */
+static int start(sm *s, uint64_t now)
+{
+    sm_ldst_entry *e = &s->lq[s->lq_head];
+    if (e->ready > now)
+        return 0;
+    const sm_kernel *kk = sm_warp_kernel(s, e->warp);
+    const trace_dinst *di = sm_warp_dinst(s, e->warp, e->dyn);
+    const sm_inst *d = &kk->insts[di->sidx];
+    const uint64_t *addr = trace_cta_addrs(&s->cta[s->w[e->warp].cta].tc, di);
+    int space = resolve_space(kk, d, di, addr);
+    unsigned lanes = (unsigned)__builtin_popcount(di->mask);
+    int mem = d->op == SM_OP_LOAD || d->op == SM_OP_STORE || d->op == SM_OP_ATOMIC;
+    if (mem && (space == TRACE_SPACE_GLOBAL || space == TRACE_SPACE_LOCAL) &&
+        d->op != SM_OP_STORE) {
+        s->cur_pend = pend_alloc(s, e->warp, di->sidx);
+        if (s->cur_pend == UINT32_MAX)
+            return 0;
+    } else {
+        s->cur_pend = UINT32_MAX;
+    }
+    s->cur = *e;
+    s->lq_head = (s->lq_head + 1) % s->lq_cap;
+    s->lq_n--;
+    s->busy = 1;
+    s->nsect = s->next_sect = 0;
+    s->cur_space = space;
+    if (!mem || !lanes || !addr) {
+        s->busy_until = now;
+        s->cur_done = now + 1;
+    } else if (space == TRACE_SPACE_SHARED) {
+        unsigned k = smem_cycles(s, di, addr, d->width);
+        SMST(s, shmem_insn) += lanes;
+        SMST(s, shmem_bank_conflict_cycles) += k - 1;
+        s->busy_until = now + k - 1;
+        s->cur_done = now + k - 1 + (uint64_t)s->k->smem_latency;
+    } else if (space == TRACE_SPACE_CONST || space == TRACE_SPACE_NONE) {
+        s->busy_until = now;
+        s->cur_done = now + (uint64_t)s->k->l1c_latency;
+    } else {
+        if (d->op == SM_OP_LOAD)
+            SMST(s, load_insn) += lanes;
+        else if (d->op == SM_OP_STORE)
+            SMST(s, store_insn) += lanes;
+        else
+            SMST(s, atomic_insn) += lanes;
+        coalesce(s, di, addr, d->width);
+        SMST(s, sectors_global) += s->nsect;
+    }
+    return 1;
+}
+
+void sm_ldst_cycle(sm *s, uint64_t now)
+{
+    if (!s->busy) {
+        if (!s->lq_n || !start(s, now))
+            return;
+        s->progress = 1;
+    }
+    const sm_inst *d = &sm_warp_kernel(s, s->cur.warp)->insts[
+        sm_warp_dinst(s, s->cur.warp, s->cur.dyn)->sidx];
+    if (s->nsect == 0) { /* shared, constant, or nothing to access */
+        if (now >= s->busy_until)
+            leave(s, d, s->cur_done, now);
+        return;
+    }
+    unsigned per = (unsigned)s->k->l1d_banks, done = 0;
+    while (s->next_sect < s->nsect && done < per) {
+        if (!do_sector(s, d, s->cur_space, s->sectors[s->next_sect], now)) {
+            SMST(s, ldst_stall_cycles)++;
+            break;
+        }
+        s->next_sect++;
+        done++;
+        s->progress = 1;
+    }
+    if (s->next_sect == s->nsect)
+        leave(s, d, now + 1, now);
+}
+
+/* ---- replies ----------------------------------------------------------------------------- */
+
+static void reply(sm *s, const mem_req *r, uint64_t now)
+{
+    SMST(s, mem_replies)++;
+    if (r->op == MEM_WR) {
+        sm_warp *x = &s->w[r->slot];
+        x->stores--;
+        sm_warp_check_done(s, r->slot);
+        return;
+    }
+    SMST(s, mem_latency_sum) += now - r->t_start;
+    SMST(s, mem_latency_n)++;
+    if (r->slot != SLOT_FILL) {
+        pend_answer(s, r->slot, now + 1, now);
+        return;
+    }
+    mem_req waiters[64];
+    uint64_t wb_addr = 0;
+    uint8_t wb_mask = 0;
+    uint64_t line = r->addr & ~(uint64_t)(MEM_LINE - 1);
+    size_t n = cache_fill(s->l1d, line, (uint8_t)(1u << ((r->addr >> 5) & 3)), now, waiters,
+                          64, &wb_addr, &wb_mask);
+    for (size_t i = 0; i < n; i++)
+        pend_answer(s, waiters[i].slot, now + 1, now);
+    for (unsigned i = 0; i < 4 && wb_mask; i++)
+        if ((wb_mask >> i & 1) && !mem_q_full(&s->out))
+            send(s, wb_addr + 32 * i, MEM_WR, SLOT_FILL, TRACE_SPACE_LOCAL,
+                 MEM_F_WRITEBACK | MEM_F_NO_REPLY, now);
+}
+
+/* One reply per cycle from the inbound queue (the L1D has one fill port). */
+void sm_reply_cycle(sm *s, uint64_t now)
+{
+    if (mem_q_empty(&s->in))
+        return;
+    mem_req r = mem_q_pop(&s->in);
+    reply(s, &r, now);
+    s->progress = 1;
+}

@@ -1,0 +1,92 @@
+/* Warp scheduler policies: each is a const ops table in the registry, chosen by the knob
+ * warp_scheduler. A policy only orders the candidate warps of one scheduler; the issue
+ * logic takes the first that can issue (GPGPU-Sim's scheduler_unit::order_warps contract). */
+#include "sm_int.h"
+#include <string.h>
+
+/* Loose round-robin: start after the warp that issued last. */
+static void lrr_order(const sm_sched_state *st, const uint32_t *cand, const sm_warp_view *v,
+                      uint32_t n, uint32_t active_n, uint32_t *out)
+{
+    (void)v, (void)active_n;
+    uint32_t start = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (st->last != UINT32_MAX && cand[i] > st->last) {
+            start = i;
+            break;
+        } else if (i == n - 1) {
+            start = 0;
+        }
+    for (uint32_t i = 0; i < n; i++)
+        out[i] = cand[(start + i) % n];
+}
+
+/* Sorts out[0..n) by age, oldest first (insertion sort: n is at most a few dozen). */
+static void by_age(uint32_t *out, const uint32_t *cand, const sm_warp_view *v, uint32_t n,
+                   uint32_t *pos)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t j = i;
+        while (j && v[pos[j - 1]].age > v[i].age) {
+            out[j] = out[j - 1];
+            pos[j] = pos[j - 1];
+            j--;
+        }
+        out[j] = cand[i];
+        pos[j] = i;
+    }
+}
+
+/* Greedy-then-oldest: the warp that issued last keeps priority, then the oldest. */
+static void gto_order(const sm_sched_state *st, const uint32_t *cand, const sm_warp_view *v,
+                      uint32_t n, uint32_t active_n, uint32_t *out)
+{
+    (void)active_n;
+    uint32_t pos[256];
+    if (n > 256)
+        n = 256;
+    by_age(out, cand, v, n, pos);
+    for (uint32_t i = 0; i < n; i++)
+        if (out[i] == st->last) {
+            memmove(out + 1, out, i * sizeof *out);
+            out[0] = st->last;
+            break;
+        }
+}
+
+/* Two-level: the oldest `active_n` warps not waiting on memory form the active set,
+ * scheduled round-robin; warps waiting on memory (and the rest) follow, oldest first. */
+static void two_level_order(const sm_sched_state *st, const uint32_t *cand,
+                            const sm_warp_view *v, uint32_t n, uint32_t active_n, uint32_t *out)
+{
+    uint32_t pos[256], aged[256], act[256] = {0}, na = 0, k = 0;
+    if (n > 256)
+        n = 256;
+    by_age(aged, cand, v, n, pos);
+    for (uint32_t i = 0; i < n && na < active_n; i++)
+        if (!v[pos[i]].waiting_mem)
+            act[na++] = aged[i];
+    lrr_order(st, act, v, na, 0, out);
+    k = na;
+    for (uint32_t i = 0; i < n; i++) {
+        int in = 0;
+        for (uint32_t j = 0; j < na; j++)
+            in |= act[j] == aged[i];
+        if (!in)
+            out[k++] = aged[i];
+    }
+}
+
+static const sm_sched_ops LRR = {"lrr", "loose round-robin from the warp after the last issuer", lrr_order};
+static const sm_sched_ops GTO = {"gto", "greedy-then-oldest", gto_order};
+static const sm_sched_ops TWO = {"two_level", "two-level: round-robin active set, memory-waiting warps demoted", two_level_order};
+
+const sm_sched_ops *const sm_sched_registry[] = {&LRR, &GTO, &TWO, NULL};
+
+const sm_sched_ops *sm_sched_find(const char *name)
+{
+    for (int i = 0; sm_sched_registry[i]; i++)
+        if (strcmp(sm_sched_registry[i]->name, name) == 0)
+            return sm_sched_registry[i];
+    return NULL;
+}

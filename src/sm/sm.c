@@ -1,0 +1,461 @@
+/* sm: construction, instruction decoding, CTA residency, the per-cycle driver, diagnosis. */
+#include "sm_int.h"
+#include "../isa/isa.h"
+#include <stdlib.h>
+#include <string.h>
+
+const char *const sm_unit_names[SM_NUNIT] = {
+    "sp", "dp", "int", "sfu", "tensor", "mem",
+    "spec1", "spec2", "spec3", "spec4", "spec5", "spec6", "spec7", "spec8",
+};
+const char *const sm_stall_names[SM_NSTALL] = {
+    "issued", "idle", "ibuffer_empty", "scoreboard", "pipeline_busy", "mem_pipeline_busy",
+    "barrier", "membar",
+};
+
+static const stat_desc SM_DESCS[] = {
+#define STAT_COUNTER(n, h) STAT_DESC_COUNTER(n, h)
+#define STAT_DIST(n, b, nb, h) STAT_DESC_DIST(n, b, nb, h)
+#define STAT_RATIO(n, a, b, h) STAT_DESC_RATIO(n, a, b, h)
+#include "sm_stats.def"
+#undef STAT_COUNTER
+#undef STAT_DIST
+#undef STAT_RATIO
+};
+static stat_set sm_set = {"sm", SM_DESCS, (int)BASE_ARRAY_LEN(SM_DESCS), NULL, NULL, NULL, 0};
+
+/* Serial setup: the layout is computed on the first call, before any thread starts. */
+const stat_set *sm_stats_set(void)
+{
+    if (!sm_set.slot)
+        stat_set_init(&sm_set);
+    return &sm_set;
+}
+
+/* ---- decoding ------------------------------------------------------------------------ */
+
+typedef struct spec_knobs {
+    int enabled;
+    int64_t units, lat, init;
+} spec_knobs;
+
+static spec_knobs spec_of(const knobs *k, int n)
+{
+    spec_knobs s = {0, 0, 1, 1};
+#define SPEC_CASE(i)                                                                          \
+    case i:                                                                                   \
+        s.enabled = k->spec##i##_enabled;                                                     \
+        s.units = k->spec##i##_units;                                                         \
+        s.lat = k->lat_spec##i;                                                               \
+        s.init = k->init_spec##i;                                                             \
+        break;
+    switch (n) {
+        SPEC_CASE(1) SPEC_CASE(2) SPEC_CASE(3) SPEC_CASE(4)
+        SPEC_CASE(5) SPEC_CASE(6) SPEC_CASE(7) SPEC_CASE(8)
+    default: break;
+    }
+#undef SPEC_CASE
+    return s;
+}
+
+static void timing_of(const knobs *k, int cat, int64_t *lat, int64_t *init, int *unit)
+{
+    *lat = *init = 1;
+    *unit = k->units_int > 0 ? SM_U_INT : SM_U_SP;
+    switch (cat) {
+    case ISA_CAT_ALU: case ISA_CAT_INTP: case ISA_CAT_BRANCH: case ISA_CAT_CALL: case ISA_CAT_RET:
+        *lat = k->lat_int, *init = k->init_int;
+        break;
+    case ISA_CAT_SP: *lat = k->lat_sp, *init = k->init_sp, *unit = SM_U_SP; break;
+    case ISA_CAT_DP:
+        *lat = k->lat_dp, *init = k->init_dp;
+        *unit = k->units_dp > 0 ? SM_U_DP : SM_U_SP;
+        break;
+    case ISA_CAT_SFU: *lat = k->lat_sfu, *init = k->init_sfu, *unit = SM_U_SFU; break;
+    case ISA_CAT_TENSOR:
+        *lat = k->lat_tensor, *init = k->init_tensor;
+        *unit = k->units_tensor > 0 ? SM_U_TENSOR : SM_U_SP;
+        break;
+    case ISA_CAT_LOAD: case ISA_CAT_STORE: case ISA_CAT_MEMBAR: *unit = SM_U_MEM; break;
+    default: break;
+    }
+}
+
+static void decode_one(const trace_kernel *tk, const trace_sinst *t, const knobs *k, sm_inst *d)
+{
+    memset(d, 0, sizeof *d);
+    int64_t lat, init;
+    int unit;
+    timing_of(k, t->cat, &lat, &init, &unit);
+    int spec = isa_cat_spec_unit((isa_cat)t->cat);
+    if (spec) {
+        spec_knobs sk = spec_of(k, spec);
+        if (sk.enabled && sk.units > 0)
+            unit = SM_U_SPEC1 + spec - 1, lat = sk.lat, init = sk.init;
+        else
+            d->fallback = 1, lat = k->lat_int, init = k->init_int;
+    }
+    if ((t->flags & TRACE_F_HALF_II) && init > 1)
+        init /= 2;
+    d->lat = (uint16_t)(lat > 65535 ? 65535 : lat);
+    d->init = (uint16_t)(init > 65535 ? 65535 : init);
+    d->op = t->kind == TRACE_KIND_LOAD     ? SM_OP_LOAD
+            : t->kind == TRACE_KIND_STORE  ? SM_OP_STORE
+            : t->kind == TRACE_KIND_ATOMIC ? SM_OP_ATOMIC
+            : t->cat == ISA_CAT_BARRIER    ? SM_OP_BAR
+            : t->cat == ISA_CAT_MEMBAR     ? SM_OP_MEMBAR
+            : t->cat == ISA_CAT_EXIT       ? SM_OP_EXIT
+                                           : SM_OP_ALU;
+    if (d->op == SM_OP_LOAD || d->op == SM_OP_STORE || d->op == SM_OP_ATOMIC)
+        unit = SM_U_MEM;
+    d->unit = (uint8_t)unit;
+    d->space = t->space;
+    d->bypass_l1 = (t->flags & TRACE_F_BYPASS_L1) != 0;
+    d->width = t->width ? t->width : 4;
+    const uint16_t *r = trace_sinst_regs(tk, t);
+    for (unsigned i = 0; i < t->ndst && d->ndst < SM_MAX_DST; i++)
+        if (r[i] < SM_NO_REG)
+            d->dst[d->ndst++] = (uint8_t)r[i];
+    for (unsigned i = 0; i < t->nsrc && d->nsrc < SM_MAX_SRC; i++)
+        if (r[t->ndst + i] < SM_NO_REG)
+            d->src[d->nsrc++] = (uint8_t)r[t->ndst + i];
+}
+
+void sm_kernel_decode(sm_kernel *kk, const knobs *k)
+{
+    size_t n = trace_kernel_nsinst(kk->tk);
+    if (n <= kk->ninsts)
+        return;
+    base_grow(&kk->insts, &kk->cap, n, sizeof *kk->insts);
+    for (size_t i = kk->ninsts; i < n; i++)
+        decode_one(kk->tk, trace_kernel_sinst(kk->tk, (uint32_t)i), k, &kk->insts[i]);
+    kk->ninsts = n;
+}
+
+/* ---- construction ---------------------------------------------------------------------- */
+
+static uint32_t units_per_sub(const knobs *k, int64_t total, uint32_t nsub)
+{
+    if (total <= 0)
+        return 0;
+    if (!k->sub_core_model)
+        return (uint32_t)(total > 4 ? 4 : total);
+    int64_t per = total / nsub;
+    return (uint32_t)(per < 1 ? 1 : per > 4 ? 4 : per);
+}
+
+static void sub_init(sm *s, uint32_t i)
+{
+    const knobs *k = s->k;
+    sm_subcore *c = &s->sub[i];
+    c->warps = base_calloc(s->nwarps_max, sizeof *c->warps);
+    c->order = base_calloc(s->nwarps_max, sizeof *c->order);
+    c->cand = base_calloc(s->nwarps_max, sizeof *c->cand);
+    c->views = base_calloc(s->nwarps_max, sizeof *c->views);
+    for (uint32_t w = i; w < s->nwarps_max; w += s->nsub)
+        c->warps[c->nwarps++] = w;
+    c->st.last = UINT32_MAX;
+    int64_t tot[SM_NUNIT] = {k->units_sp, k->units_dp, k->units_int, k->units_sfu,
+                             k->units_tensor, k->units_mem};
+    for (int n = 1; n <= 8; n++) {
+        spec_knobs sk = spec_of(k, n);
+        tot[SM_U_SPEC1 + n - 1] = sk.enabled ? sk.units : 0;
+    }
+    for (int u = 0; u < SM_NUNIT; u++)
+        c->nunit[u] = units_per_sub(k, tot[u], s->nsub);
+    c->nbanks = (uint32_t)(k->sub_core_model ? k->reg_banks / s->nsub : k->reg_banks);
+    if (c->nbanks < 1)
+        c->nbanks = 1;
+    c->bank_free = base_calloc(c->nbanks, sizeof *c->bank_free);
+}
+
+static cache *new_l1d(const knobs *k, int assoc)
+{
+    cache_cfg cfg;
+    cache_cfg_from_knobs(&cfg, k, "l1d");
+    if (assoc > 0)
+        cfg.assoc = (uint32_t)assoc;
+    return cache_new(&cfg);
+}
+
+sm *sm_new(const sm_ctx *ctx, uint32_t id)
+{
+    const knobs *k = ctx->k;
+    sm *s = base_calloc(1, sizeof *s);
+    s->ctx = ctx;
+    s->k = k;
+    s->id = id;
+    char name[32];
+    s->sched_ops = sm_sched_find(knob_enum_name(KNOB_ID_warp_scheduler, (int)k->warp_scheduler,
+                                                name, sizeof name));
+    if (!s->sched_ops)
+        base_panic("warp scheduler %s has no implementation", name);
+    stat_block_init(&s->st, ctx->stats);
+    stat_block_init(&s->l1d_hold, cache_stats_set());
+    s->nwarps_max = (uint32_t)((k->max_threads_per_sm + k->warp_size - 1) / k->warp_size);
+    s->w = base_calloc(s->nwarps_max, sizeof *s->w);
+    s->ncta_max = (uint32_t)k->max_ctas_per_sm;
+    s->cta = base_calloc(s->ncta_max, sizeof *s->cta);
+    s->nsub = (uint32_t)k->schedulers_per_sm;
+    s->sub = base_calloc(s->nsub, sizeof *s->sub);
+    for (uint32_t i = 0; i < s->nsub; i++)
+        sub_init(s, i);
+    s->evcap = s->nwarps_max * 8 + 64;
+    s->ev = base_calloc(s->evcap, sizeof *s->ev);
+    s->lq_cap = (uint32_t)(k->pipe_id_oc_mem > 0 ? k->pipe_id_oc_mem : 1) + 1;
+    s->lq = base_calloc(s->lq_cap, sizeof *s->lq);
+    s->pend_cap = s->nwarps_max * 4 + 16;
+    s->pend = base_calloc(s->pend_cap, sizeof *s->pend);
+    mem_q_init(&s->out, (uint32_t)k->l1d_miss_queue + 4); /* + room for one line's fetches */
+    mem_q_init(&s->in, (uint32_t)k->cluster_ejection_buffer);
+    if (k->l1d_enabled)
+        s->l1d = new_l1d(k, 0);
+    return s;
+}
+
+void sm_free(sm *s)
+{
+    if (!s)
+        return;
+    for (uint32_t i = 0; i < s->nsub; i++) {
+        free(s->sub[i].warps);
+        free(s->sub[i].order);
+        free(s->sub[i].cand);
+        free(s->sub[i].views);
+        free(s->sub[i].bank_free);
+    }
+    for (uint32_t i = 0; i < s->ncta_max; i++)
+        trace_cta_free(&s->cta[i].tc);
+    free(s->sub);
+    free(s->cta);
+    free(s->w);
+    free(s->ev);
+    free(s->lq);
+    free(s->pend);
+    mem_q_free(&s->out);
+    mem_q_free(&s->in);
+    cache_free(s->l1d);
+    stat_block_free(&s->st);
+    stat_block_free(&s->l1d_hold);
+    free(s);
+}
+
+/* ---- kernels and CTAs (serial) ------------------------------------------------------- */
+
+void sm_kernel_start(sm *s, const sm_kernel *kk, int64_t carveout_kb)
+{
+    (void)kk;
+    const knobs *k = s->k;
+    if (!k->l1d_enabled)
+        return;
+    int assoc = s->l1d_assoc;
+    if (k->l1d_adaptive && carveout_kb >= 0 && k->l1d_unified_kb > carveout_kb) {
+        int64_t bytes = (k->l1d_unified_kb - carveout_kb) * 1024;
+        assoc = (int)(bytes / (k->l1d_sets * k->l1d_line));
+        if (assoc < 1)
+            assoc = 1;
+    }
+    if (assoc != s->l1d_assoc && s->nctas == 0 && s->npend == 0) {
+        cache_reshape(s->l1d, (uint32_t)assoc, cache_config(s->l1d)->alloc);
+        s->l1d_assoc = assoc;
+    } else if (k->flush_l1d_per_kernel) {
+        cache_invalidate(s->l1d);
+    }
+}
+
+int sm_cta_fits(const sm *s, const sm_kernel *kk)
+{
+    const knobs *k = s->k;
+    if (s->nctas >= s->ncta_max || sm_ctas_of(s, kk->uid) >= (uint32_t)kk->max_ctas_per_sm)
+        return 0;
+    if (s->nctas == 0)
+        return 1; /* the occupancy check accepted (or forced) at least one CTA */
+    return s->threads_used + kk->padded_threads <= k->max_threads_per_sm &&
+           s->regs_used + kk->regs_alloc <= k->regs_per_sm &&
+           s->smem_used + kk->smem_alloc <= k->smem_per_sm;
+}
+
+trace_cta *sm_cta_slot(sm *s)
+{
+    for (uint32_t i = 0; i < s->ncta_max; i++)
+        if (!s->cta[i].used) {
+            s->pending_slot = i;
+            return &s->cta[i].tc;
+        }
+    return NULL;
+}
+
+static void warp_start(sm *s, uint32_t w, uint32_t slot, const trace_warp *tw, uint64_t now)
+{
+    sm_warp *x = &s->w[w];
+    memset(x, 0, sizeof *x);
+    x->cta = (uint16_t)slot;
+    x->pos = tw->first;
+    x->end = tw->first + tw->n;
+    x->age = s->next_age++;
+    x->sched = (uint8_t)(w % s->nsub);
+    x->state = SM_W_ACTIVE;
+    x->ib_t = now;
+}
+
+void sm_cta_launch(sm *s, const sm_kernel *kk, uint64_t now)
+{
+    uint32_t slot = s->pending_slot;
+    sm_cta *c = &s->cta[slot];
+    c->kk = kk;
+    c->used = 1;
+    c->done = 0;
+    c->nwarps = c->tc.nwarps;
+    c->live = c->nwarps;
+    c->at_barrier = 0;
+    uint32_t got = 0;
+    c->first_warp = UINT32_MAX;
+    for (uint32_t w = 0; w < s->nwarps_max && got < c->nwarps; w++) {
+        if (s->w[w].state != SM_W_FREE)
+            continue;
+        if (c->first_warp == UINT32_MAX)
+            c->first_warp = w;
+        warp_start(s, w, slot, &c->tc.warps[got], now);
+        got++;
+    }
+    if (got < c->nwarps)
+        base_panic("sm %u: no warp slots for a CTA the occupancy check admitted", s->id);
+    for (uint32_t w = 0; w < s->nwarps_max; w++)
+        if (s->w[w].state == SM_W_ACTIVE && s->w[w].cta == slot)
+            sm_warp_check_done(s, w);
+    s->nctas++;
+    s->threads_used += kk->padded_threads;
+    s->regs_used += kk->regs_alloc;
+    s->smem_used += kk->smem_alloc;
+}
+
+uint32_t sm_cta_retire(sm *s, uint64_t *done_by_uid)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->ncta_max; i++) {
+        sm_cta *c = &s->cta[i];
+        if (!c->used || c->live)
+            continue;
+        for (uint32_t w = 0; w < s->nwarps_max; w++)
+            if (s->w[w].state == SM_W_DONE && s->w[w].cta == i)
+                s->w[w].state = SM_W_FREE;
+        s->threads_used -= c->kk->padded_threads;
+        s->regs_used -= c->kk->regs_alloc;
+        s->smem_used -= c->kk->smem_alloc;
+        done_by_uid[c->kk->uid]++;
+        c->used = 0;
+        c->kk = NULL;
+        s->nctas--;
+        SMST(s, ctas)++;
+        n++;
+    }
+    return n;
+}
+
+uint32_t sm_ctas_resident(const sm *s) { return s->nctas; }
+
+uint32_t sm_ctas_of(const sm *s, uint32_t uid)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->ncta_max; i++)
+        n += s->cta[i].used && s->cta[i].kk->uid == uid;
+    return n;
+}
+
+int sm_active(const sm *s)
+{
+    return s->nctas || s->npend || s->out.n || s->in.n || s->busy || s->lq_n || s->nev;
+}
+
+/* A warp is finished when it executed EXIT (or ran out of instructions), nothing it issued
+ * is still in a pipeline and all its stores were acknowledged. */
+void sm_warp_check_done(sm *s, uint32_t w)
+{
+    sm_warp *x = &s->w[w];
+    if (x->state == SM_W_ACTIVE && x->pos >= x->end && x->ib_n == 0)
+        x->state = SM_W_EXITED;
+    if (x->state != SM_W_EXITED || x->inflight || x->stores || x->loads)
+        return;
+    x->state = SM_W_DONE;
+    sm_cta *c = &s->cta[x->cta];
+    c->live--;
+    /* a barrier waits only for warps that have not exited */
+    if (c->live && c->at_barrier == c->live) {
+        for (uint32_t i = 0; i < s->nwarps_max; i++)
+            if (s->w[i].state == SM_W_BARRIER && s->w[i].cta == x->cta)
+                s->w[i].state = SM_W_ACTIVE;
+        c->at_barrier = 0;
+    }
+}
+
+/* ---- the cycle ------------------------------------------------------------------------- */
+
+int sm_cycle(sm *s, uint64_t now)
+{
+    s->progress = 0;
+    if (s->nctas)
+        SMST(s, active_cycles)++;
+    sm_events_run(s, now);
+    sm_reply_cycle(s, now);
+    sm_ldst_cycle(s, now);
+    sm_issue_cycle(s, now);
+    sm_fetch_cycle(s, now);
+    return s->progress;
+}
+
+mem_q *sm_outbound(sm *s) { return &s->out; }
+int sm_inbound_room(const sm *s) { return !mem_q_full(&s->in); }
+void sm_inbound_push(sm *s, const mem_req *r) { mem_q_push(&s->in, r); }
+stat_block *sm_stats(sm *s) { return &s->st; }
+uint64_t sm_warp_insts(const sm *s) { return s->st.v[SMS_warp_insts]; }
+uint32_t sm_pending_requests(const sm *s) { return s->npend; }
+
+/* The L1D block (an empty one when the config has no L1D). */
+stat_block *sm_l1d_stats(sm *s) { return s->l1d ? cache_stats(s->l1d) : &s->l1d_hold; }
+
+/* ---- diagnosis ------------------------------------------------------------------------- */
+
+static const char *warp_wait(const sm *s, uint32_t w, uint64_t now, char *buf, size_t n)
+{
+    const sm_warp *x = &s->w[w];
+    if (x->state == SM_W_BARRIER)
+        return "barrier";
+    if (x->state == SM_W_EXITED) {
+        snprintf(buf, n, "exited, waiting for %u in-flight instructions, %u loads, %u store acks",
+                 x->inflight, x->loads, x->stores);
+        return buf;
+    }
+    if (x->membar)
+        snprintf(buf, n, "membar: %u store acks outstanding", x->stores);
+    else if (x->ib_n == 0 || x->ib_t > now)
+        snprintf(buf, n, "instruction fetch");
+    else {
+        const sm_kernel *kk = sm_warp_kernel(s, w);
+        const trace_dinst *d = sm_warp_dinst(s, w, x->pos);
+        const trace_sinst *t = trace_kernel_sinst(kk->tk, d->sidx);
+        snprintf(buf, n, "next %s (pc 0x%llx): %u loads outstanding, %u in flight",
+                 trace_sinst_opcode(kk->tk, t), (unsigned long long)t->pc, x->loads, x->inflight);
+    }
+    return buf;
+}
+
+void sm_diagnose(const sm *s, FILE *f, uint64_t now)
+{
+    fprintf(f, "sm %u: %u CTAs, %u pending memory instructions, LD/ST queue %u/%u%s, "
+               "outbound %u/%u, inbound %u/%u\n",
+            s->id, s->nctas, s->npend, s->lq_n, s->lq_cap, s->busy ? " (unit busy)" : "",
+            s->out.n, s->out.cap, s->in.n, s->in.cap);
+    char buf[256];
+    for (uint32_t w = 0; w < s->nwarps_max; w++) {
+        const sm_warp *x = &s->w[w];
+        if (x->state == SM_W_FREE || x->state == SM_W_DONE)
+            continue;
+        fprintf(f, "  warp %u (cta slot %u, inst %u/%u): %s\n", w, x->cta, x->pos, x->end,
+                warp_wait(s, w, now, buf, sizeof buf));
+    }
+    for (uint32_t i = 0; i < s->out.n; i++) {
+        const mem_req *r = &s->out.v[(s->out.head + i) % s->out.cap];
+        fprintf(f, "  outbound request 0x%llx op %u to sub-partition %u, waiting since cycle %llu\n",
+                (unsigned long long)r->addr, r->op, r->part, (unsigned long long)r->t_start);
+    }
+}

@@ -1,0 +1,150 @@
+/* sm internals shared by sm.c, issue.c, ldst.c, sched.c. */
+#ifndef LOCKSTEP_SM_INT_H
+#define LOCKSTEP_SM_INT_H
+#include "sm.h"
+
+/* Statistic slots of the "sm" set: counters first, in sm_stats.def order, then DISTs. */
+enum {
+#define STAT_COUNTER(n, h) SMS_##n,
+#define STAT_DIST(n, b, nb, h)
+#define STAT_RATIO(n, a, b, h)
+#include "sm_stats.def"
+#undef STAT_COUNTER
+#undef STAT_DIST
+#undef STAT_RATIO
+    SMS_NCOUNTERS
+};
+typedef enum sm_stall {
+    SM_ST_ISSUED, SM_ST_IDLE, SM_ST_IBUFFER, SM_ST_SCOREBOARD, SM_ST_PIPE, SM_ST_MEM,
+    SM_ST_BARRIER, SM_ST_MEMBAR, SM_NSTALL
+} sm_stall;
+extern const char *const sm_stall_names[SM_NSTALL];
+#define SMS_STALL SMS_NCOUNTERS  /* first slot of the DIST "issue" */
+
+enum { SM_W_FREE, SM_W_ACTIVE, SM_W_BARRIER, SM_W_EXITED, SM_W_DONE };
+
+typedef struct sm_warp {
+    uint64_t sb[4];        /* registers with a write in flight */
+    uint64_t age;          /* launch sequence (GTO: older first) */
+    uint64_t ib_t;         /* cycle the buffered instructions become issuable */
+    uint32_t pos, end;     /* next instruction (index into the CTA's insts) and end */
+    uint32_t inflight;     /* issued instructions not yet written back */
+    uint32_t loads, stores;/* outstanding load instructions, store sectors awaiting acks */
+    uint16_t cta;          /* CTA slot */
+    uint8_t state, ib_n;   /* SM_W_*, instructions in the buffer */
+    uint8_t sched;
+    uint8_t membar;        /* waiting for its stores before a MEMBAR issues */
+} sm_warp;
+
+typedef struct sm_cta {
+    trace_cta tc;
+    const sm_kernel *kk;
+    uint32_t first_warp, nwarps, live, at_barrier;
+    uint8_t used, done;
+} sm_cta;
+
+/* A register-release event: at cycle t, instruction sidx of warp w writes back. */
+typedef struct sm_event {
+    uint64_t t;
+    uint32_t warp, sidx;
+} sm_event;
+
+/* An entry of the pending table: a memory instruction waiting for sectors. */
+typedef struct sm_pend {
+    uint32_t warp, sidx;
+    uint32_t remaining;    /* sectors not yet answered */
+    uint64_t ready;        /* latest hit-completion cycle among answered sectors */
+    uint8_t used, open;   /* open: the LD/ST unit is still sending its sectors */
+} sm_pend;
+
+/* An instruction between issue and the LD/ST unit. */
+typedef struct sm_ldst_entry {
+    uint64_t ready;        /* operands collected */
+    uint32_t warp, dyn;    /* dyn: index into the CTA's insts */
+} sm_ldst_entry;
+
+typedef struct sm_unitq {   /* one execution pipeline of a sub-core */
+    uint64_t free;          /* first cycle a new instruction may start */
+} sm_unitq;
+
+#define SM_MAX_SECTORS 128
+
+typedef struct sm_subcore {
+    sm_sched_state st;
+    uint32_t *warps, nwarps;   /* warp slots of this scheduler (ascending) */
+    uint32_t *order, *cand;    /* scratch for the policy */
+    sm_warp_view *views;       /* scratch */
+    sm_unitq unit[SM_NUNIT][4];
+    uint32_t nunit[SM_NUNIT];  /* parallel pipelines of each unit type (0 = borrow SP) */
+    uint64_t *bank_free;       /* register banks of this sub-core */
+    uint32_t nbanks;
+} sm_subcore;
+
+struct sm {
+    const sm_ctx *ctx;
+    const knobs *k;
+    const sm_sched_ops *sched_ops;
+    uint32_t id;
+    stat_block st;
+    cache *l1d;
+    stat_block l1d_hold;      /* all zero: the L1D block of an SM without L1D */
+    int l1d_assoc;
+
+    sm_warp *w;
+    uint32_t nwarps_max;
+    sm_cta *cta;
+    uint32_t ncta_max, nctas, pending_slot;
+    uint64_t next_age;
+    int64_t threads_used, regs_used, smem_used;
+
+    sm_subcore *sub;
+    uint32_t nsub;
+    uint32_t fetch_next;
+
+    sm_event *ev;             /* min-heap on (t, warp, sidx) */
+    uint32_t nev;
+    size_t evcap;
+
+    sm_ldst_entry *lq;        /* LD/ST input FIFO */
+    uint32_t lq_head, lq_n, lq_cap;
+    /* the instruction in the LD/ST unit */
+    int busy;
+    uint64_t busy_until;
+    sm_ldst_entry cur;
+    uint32_t cur_pend;
+    int cur_space;
+    uint64_t cur_done;      /* shared/constant: cycle the data is written back */
+    uint64_t sectors[SM_MAX_SECTORS];
+    uint32_t nsect, next_sect;
+
+    sm_pend *pend;
+    uint32_t npend, pend_free_hint, pend_cap;
+
+    mem_q out, in;
+    uint32_t req_seq;
+    int progress;
+};
+
+/* issue.c */
+void sm_issue_cycle(sm *s, uint64_t now);
+void sm_events_run(sm *s, uint64_t now);
+void sm_event_push(sm *s, uint64_t t, uint32_t warp, uint32_t sidx);
+void sm_warp_check_done(sm *s, uint32_t w);
+void sm_fetch_cycle(sm *s, uint64_t now);
+/* ldst.c */
+void sm_ldst_cycle(sm *s, uint64_t now);
+void sm_reply_cycle(sm *s, uint64_t now);
+int sm_ldst_can_take(const sm *s);
+void sm_ldst_push(sm *s, uint32_t warp, uint32_t dyn, uint64_t ready);
+
+static inline const sm_kernel *sm_warp_kernel(const sm *s, uint32_t w)
+{
+    return s->cta[s->w[w].cta].kk;
+}
+static inline const trace_dinst *sm_warp_dinst(const sm *s, uint32_t w, uint32_t dyn)
+{
+    return &s->cta[s->w[w].cta].tc.insts[dyn];
+}
+#define SMST(s, name) ((s)->st.v[SMS_##name])
+
+#endif

@@ -1,0 +1,179 @@
+#define _DEFAULT_SOURCE
+/* The shared Accel-Sim traces against the reference runs (../shared/reference/accelsim,
+ * the *_nolat runs: kernel launch latency 0), and the determinism of whole runs across
+ * thread counts. Independent properties checked alongside the reference numbers: warp and
+ * thread instruction counts equal the trace's own totals (trace_summarize). */
+#include "sim_util.h"
+#include "test.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ref_case {
+    const char *trace, *config, *run;
+} ref_case;
+
+static const ref_case CASES[] = {
+    {"vectoradd_sm80_v5", "SM86_RTX3070", "vectoradd_sm80_RTX3070_nolat"},
+    {"ffma_sm90_v5", "SM86_RTX3070", "ffma_sm90as86_RTX3070_nolat"},
+    {"vectoradd100_sm61_v4", "SM6_TITANX", "vectoradd100_sm61_TITANX_nolat"},
+    {"matrixmul32_sm61_v4", "SM6_TITANX", "matrixmul32_sm61_TITANX_nolat"},
+    {"vecadd_sm61_v3", "SM6_TITANX", "vecadd_sm61_TITANX_nolat"},
+};
+
+/* Column `col` of the TOTAL row of reference/accelsim/<run>.tsv. */
+static double ref_value(const char *run, const char *col)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "reference/accelsim/%s.tsv", run);
+    const char *p = test_shared_path(rel);
+    char *text = p ? test_read_file(p, NULL) : NULL;
+    if (!text)
+        return NAN;
+    int idx = -1, i = 0;
+    double v = NAN;
+    char *save = NULL, *line = strtok_r(text, "\n", &save);
+    for (char *t = line, *c; (c = strsep(&t, "\t")); i++)
+        if (!strcmp(c, col))
+            idx = i;
+    while ((line = strtok_r(NULL, "\n", &save)))
+        if (strstr(line, "\tTOTAL\t")) {
+            i = 0;
+            for (char *t = line, *c; (c = strsep(&t, "\t")); i++)
+                if (i == idx)
+                    v = *c ? atof(c) : NAN;
+        }
+    free(text);
+    return v;
+}
+
+static int load_config(knob_cfg *c, const char *cfg)
+{
+    char rel[256];
+    base_err e = {0};
+    knob_init(c);
+    const char *files[2] = {"gpgpusim.config", "trace.config"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(rel, sizeof rel, "reference/accelsim-configs/%s/%s", cfg, files[i]);
+        const char *p = test_shared_path(rel);
+        if (!p)
+            return -1;
+        if (knob_load_file(c, p, &e)) {
+            test_fail_at(__FILE__, __LINE__, "%s", e.msg);
+            return -1;
+        }
+    }
+    c->v.kernel_launch_latency = 0;
+    return 0;
+}
+
+static double rate(const sim_result *r, const char *set)
+{
+    const stat_block *b = !strcmp(set, "l1d") ? &r->total.l1d : &r->total.l2;
+    uint64_t a = stat_get(b, "accesses");
+    return a ? (double)stat_get(b, "misses") / (double)a : 0.0;
+}
+
+static void check_case(const ref_case *rc)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "traces/accelsim/%s", rc->trace);
+    const char *tp = test_shared_path(rel);
+    if (!tp)
+        return;
+    char trace[512];
+    snprintf(trace, sizeof trace, "%s", tp);
+    knob_cfg c;
+    if (load_config(&c, rc->config))
+        return;
+    sim_result r;
+    base_err e = {0};
+    if (su_run(trace, &c, &r, &e)) {
+        test_fail_at(__FILE__, __LINE__, "%s: %s", rc->trace, e.msg);
+        knob_free(&c);
+        return;
+    }
+    trace_summary ts;
+    CHECK(trace_summarize(trace, &ts, &e) == 0);
+    CHECK_EQ(su_total(&r, "sm", "warp_insts"), ts.warp_insts);
+    CHECK_EQ(su_total(&r, "sm", "thread_insts"), ts.thread_insts);
+    CHECK_EQ(su_total(&r, "sm", "warp_insts"), (uint64_t)ref_value(rc->run, "warp_insts"));
+    double cyc = (double)r.total.cycle, ref = ref_value(rc->run, "gpu_tot_sim_cycle");
+    if (fabs(cyc - ref) > 0.15 * ref)
+        test_fail_at(__FILE__, __LINE__, "%s: %.0f cycles, reference %.0f (%+.1f%%)", rc->trace,
+                     cyc, ref, 100 * (cyc - ref) / ref);
+    const char *sets[2] = {"l1d", "l2"}, *cols[2][2] = {{"L1D_accesses", "L1D_misses"},
+                                                          {"L2_accesses", "L2_misses"}};
+    for (int i = 0; i < 2; i++) {
+        double acc = ref_value(rc->run, cols[i][0]), miss = ref_value(rc->run, cols[i][1]);
+        double want = acc > 0 ? miss / acc : 0.0, got = rate(&r, sets[i]);
+        if (fabs(got - want) > 0.05)
+            test_fail_at(__FILE__, __LINE__, "%s: %s miss rate %.3f, reference %.3f", rc->trace,
+                         sets[i], got, want);
+    }
+    sim_result_free(&r);
+    knob_free(&c);
+}
+
+TEST(sim_ref_vectoradd_sm80) { check_case(&CASES[0]); }
+TEST(sim_ref_ffma_sm90) { check_case(&CASES[1]); }
+TEST(sim_ref_vectoradd100_sm61) { check_case(&CASES[2]); }
+TEST(sim_ref_matrixmul32_sm61) { check_case(&CASES[3]); }
+TEST(sim_ref_vecadd_sm61) { check_case(&CASES[4]); }
+
+/* The JSON of a whole run is byte-identical for 1, 2 and 4 threads and both OpenMP
+ * schedules: every shared trace (with its reference config) and every bundled synth sample. */
+static void same_json(const char *trace, const char *cfgdir)
+{
+    char cfg[600] = "";
+    if (cfgdir)
+        snprintf(cfg, sizeof cfg, "--config=%s/gpgpusim.config --config=%s/trace.config "
+                 "--kernel_launch_latency=0", cfgdir, cfgdir);
+    char *first = NULL;
+    const char *runs[4] = {"--threads=1", "--threads=2", "--threads=4",
+                           "--threads=4 --omp_schedule=dynamic"};
+    for (int i = 0; i < 4; i++) {
+        char out[512];
+        snprintf(out, sizeof out, "%s/det-%d.json", test_tmpdir(), i);
+        test_proc p = test_lockstep("run %s %s --stats-json=%s %s", cfg, runs[i], out, trace);
+        CHECK_EQ(p.status, 0);
+        char *j = test_read_file(out, NULL);
+        CHECK(j != NULL);
+        if (!j)
+            break;
+        if (!first)
+            first = j;
+        else {
+            if (strcmp(first, j))
+                test_fail_at(__FILE__, __LINE__, "%s: JSON differs with %s", trace, runs[i]);
+            free(j);
+        }
+    }
+    free(first);
+}
+
+TEST(sim_deterministic_shared_traces)
+{
+    for (size_t i = 0; i < BASE_ARRAY_LEN(CASES); i++) {
+        char rel[256], trace[512], cfg[512];
+        snprintf(rel, sizeof rel, "traces/accelsim/%s", CASES[i].trace);
+        const char *p = test_shared_path(rel);
+        if (!p)
+            return;
+        snprintf(trace, sizeof trace, "%s", p);
+        snprintf(rel, sizeof rel, "reference/accelsim-configs/%s", CASES[i].config);
+        snprintf(cfg, sizeof cfg, "%s", test_shared_path(rel));
+        same_json(trace, cfg);
+    }
+}
+
+TEST(sim_deterministic_synth_samples)
+{
+    const char *w[] = {"vectoradd", "saxpy-stride", "reduce", "sgemm-tiled", "stencil2d", "hmma",
+                       "gather", "histogram", "branchy", "pchase", "multi"};
+    for (size_t i = 0; i < BASE_ARRAY_LEN(w); i++) {
+        char dir[256];
+        snprintf(dir, sizeof dir, "samples/synth/%s", w[i]);
+        same_json(dir, NULL);
+    }
+}

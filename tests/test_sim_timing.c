@@ -1,0 +1,265 @@
+/* Whole-simulation timing tests whose expected cycle counts are computed by hand from the
+ * configured latencies and the documented pipeline constants (docs/TIMING.md):
+ *   a dependent ALU instruction issues `per` = pipe_oc_cycles + 1 (bank read) + latency +
+ *   pipe_wb_cycles cycles after its producer; a warp's first instruction issues at cycle 2
+ *   (CTA placed at the end of cycle 0, fetched in cycle 1); gpu_sim_cycle counts the cycles
+ *   from launch to the cycle the last CTA retired, both included. */
+#include "sim_util.h"
+#include "test.h"
+
+static uint64_t run_cycles(su_kernel *k, const knob_cfg *c, sim_result *r)
+{
+    base_err e = {0};
+    int rc = su_run(k->dir, c, r, &e);
+    if (rc)
+        test_fail_at(__FILE__, __LINE__, "run failed: %s", e.msg);
+    CHECK_EQ(r->nk, 1);
+    return rc || r->nk != 1 ? 0 : r->k[0].delta.cycle;
+}
+
+static uint64_t ffma_chain(const knob_cfg *c, int n)
+{
+    su_kernel k;
+    su_begin(&k, "chain", 1, 32, 0);
+    su_cta_begin(&k);
+    for (int i = 0; i < n; i++)
+        su_alu(&k, 0, "FFMA", 1, 1, 2);
+    su_exit(&k, 0);
+    su_cta_end(&k);
+    su_end(&k);
+    sim_result r;
+    uint64_t cyc = run_cycles(&k, c, &r);
+    CHECK_EQ(su_total(&r, "sm", "warp_insts"), n + 1);
+    CHECK_EQ(su_total(&r, "sm", "thread_insts"), 32 * (n + 1));
+    sim_result_free(&r);
+    su_rmdir(k.dir);
+    return cyc;
+}
+
+TEST(sim_ffma_dependent_chain_cycles)
+{
+    knob_cfg c;
+    su_knobs(&c);
+    for (int lat = 2; lat <= 6; lat += 4) {
+        c.v.lat_sp = lat;
+        uint64_t per = (uint64_t)(c.v.pipe_oc_cycles + 1 + c.v.lat_sp + c.v.pipe_wb_cycles);
+        for (int n = 1; n <= 200; n *= 10)
+            CHECK_EQ(ffma_chain(&c, n), 2 + per * (uint64_t)n + 1);
+    }
+    knob_free(&c);
+}
+
+static uint64_t independent(const knob_cfg *c, uint32_t warps, int n, const char *op,
+                            sim_result *r)
+{
+    su_kernel k;
+    su_begin(&k, "indep", 1, warps * 32, 0);
+    su_cta_begin(&k);
+    for (uint32_t w = 0; w < warps; w++) {
+        for (int i = 0; i < n; i++)
+            su_alu(&k, w, op, 10 + i % 16, 2, 3);
+        su_exit(&k, w);
+    }
+    su_cta_end(&k);
+    su_end(&k);
+    uint64_t cyc = run_cycles(&k, c, r);
+    su_rmdir(k.dir);
+    return cyc;
+}
+
+/* One warp per scheduler: every scheduler issues one FFMA per cycle, so four warps take as
+ * long as one (issue width 1 per scheduler, 4 per SM). */
+TEST(sim_independent_ffma_issue_width)
+{
+    knob_cfg c;
+    su_knobs(&c);
+    int n = 300;
+    uint64_t per = (uint64_t)(c.v.pipe_oc_cycles + 1 + c.v.lat_sp + c.v.pipe_wb_cycles);
+    sim_result r;
+    for (uint32_t warps = 1; warps <= 4; warps *= 4) {
+        uint64_t cyc = independent(&c, warps, n, "FFMA", &r);
+        CHECK_EQ(cyc, (uint64_t)n + 1 + per + 1);
+        CHECK_EQ(su_total(&r, "sm", "warp_insts"), warps * (uint64_t)(n + 1));
+        sim_result_free(&r);
+    }
+    /* two warps per scheduler share its issue slot */
+    uint64_t cyc = independent(&c, 8, n, "FFMA", &r);
+    CHECK(cyc >= 2 * (uint64_t)(n + 1) && cyc <= 2 * (uint64_t)(n + 1) + per + 2);
+    sim_result_free(&r);
+    knob_free(&c);
+}
+
+/* SFU initiation interval: independent MUFUs of one warp start every init_sfu cycles. */
+TEST(sim_sfu_initiation_interval)
+{
+    knob_cfg c;
+    su_knobs(&c);
+    int n = 50;
+    sim_result r;
+    uint64_t cyc = independent(&c, 1, n, "MUFU.EX2", &r);
+    /* first MUFU starts at 2 + oc + 1; the n-th init_sfu * (n-1) later; it writes back
+     * after lat_sfu + wb */
+    uint64_t first = 2 + (uint64_t)c.v.pipe_oc_cycles + 1;
+    uint64_t last = first + (uint64_t)c.v.init_sfu * (uint64_t)(n - 1);
+    CHECK_EQ(cyc, last + (uint64_t)(c.v.lat_sfu + c.v.pipe_wb_cycles) + 1);
+    sim_result_free(&r);
+    knob_free(&c);
+}
+
+/* Shared memory: a chain of dependent LDS with a k-way bank conflict. Each costs
+ * oc + 1 + (k - 1) + smem_latency cycles. */
+static uint64_t lds_chain(const knob_cfg *c, unsigned kway, int n)
+{
+    su_kernel k;
+    su_begin(&k, "lds", 1, 32, 4096);
+    su_cta_begin(&k);
+    uint64_t addr[32];
+    unsigned group = 32 / kway;
+    for (unsigned l = 0; l < 32; l++)
+        addr[l] = 0x7f0000000000ull + (l % group) * 4 + (l / group) * 128;
+    int srcs[2] = {2, -1};
+    for (int i = 0; i < n; i++)
+        su_line(&k, 0, 0xffffffffu, 2, "LDS", srcs, 4, addr);
+    su_exit(&k, 0);
+    su_cta_end(&k);
+    su_end(&k);
+    sim_result r;
+    uint64_t cyc = run_cycles(&k, c, &r);
+    CHECK_EQ(su_total(&r, "sm", "shmem_bank_conflict_cycles"), (uint64_t)n * (kway - 1));
+    sim_result_free(&r);
+    su_rmdir(k.dir);
+    return cyc;
+}
+
+TEST(sim_shared_bank_conflict_cycles)
+{
+    knob_cfg c;
+    su_knobs(&c);
+    int n = 20;
+    for (unsigned kway = 1; kway <= 32; kway *= 2) {
+        uint64_t per = (uint64_t)(c.v.pipe_oc_cycles + 1 + (kway - 1) + c.v.smem_latency);
+        /* the EXIT issues right after the last LDS and finishes first */
+        CHECK_EQ(lds_chain(&c, kway, n), 2 + per * (uint64_t)n + 1);
+    }
+    knob_free(&c);
+}
+
+/* pchase: one thread loads a chain of addresses, each load depending on the previous one.
+ * `lines` distinct 128-byte lines, visited `passes` times. */
+static uint64_t pchase(const knob_cfg *c, int lines, int passes, uint64_t stride, sim_result *r)
+{
+    su_kernel k;
+    su_begin(&k, "pchase", 1, 32, 0);
+    su_cta_begin(&k);
+    uint64_t addr[32] = {0};
+    int srcs[2] = {2, -1};
+    for (int p = 0; p < passes; p++)
+        for (int i = 0; i < lines; i++) {
+            addr[0] = 0x7f1000000000ull + (uint64_t)i * stride;
+            su_line(&k, 0, 1u, 2, "LDG.E", srcs, 4, addr);
+        }
+    su_exit(&k, 0);
+    su_cta_end(&k);
+    su_end(&k);
+    uint64_t cyc = run_cycles(&k, c, r);
+    su_rmdir(k.dir);
+    return cyc;
+}
+
+/* Cycles per load in steady state: the extra time of one more pass, per load. */
+static uint64_t per_load(const knob_cfg *c, int lines, uint64_t stride)
+{
+    sim_result r1, r2;
+    uint64_t a = pchase(c, lines, 2, stride, &r1), b = pchase(c, lines, 3, stride, &r2);
+    sim_result_free(&r1);
+    sim_result_free(&r2);
+    CHECK((b - a) % (uint64_t)lines == 0);
+    return (b - a) / (uint64_t)lines;
+}
+
+TEST(sim_pchase_l1_hit_latency)
+{
+    knob_cfg c;
+    su_knobs(&c);
+    /* 16 lines fit the L1D easily: after the first pass every load hits */
+    CHECK_EQ(per_load(&c, 16, 128), (uint64_t)(c.v.pipe_oc_cycles + 1 + c.v.l1d_latency));
+    c.v.l1d_latency = 60;
+    CHECK_EQ(per_load(&c, 16, 128), (uint64_t)(c.v.pipe_oc_cycles + 1 + 60));
+    sim_result r;
+    pchase(&c, 16, 3, 128, &r);
+    CHECK_EQ(su_total(&r, "l1d", "accesses"), 48);
+    CHECK_EQ(su_total(&r, "l1d", "misses"), 16);
+    CHECK_EQ(su_total(&r, "l2", "accesses"), 16);
+    sim_result_free(&r);
+    knob_free(&c);
+}
+
+/* A footprint that misses a 2-way, 4-set L1D (1 KB) every time but fits the L2: the time
+ * per load moves exactly with the configured ROP latency. */
+TEST(sim_pchase_l2_hit_latency)
+{
+    knob_cfg c;
+    su_knobs(&c);
+    c.v.l1d_adaptive = 0;
+    c.v.l1d_assoc = 2;
+    uint64_t base = per_load(&c, 64, 128);
+    c.v.l2_rop_latency += 100;
+    uint64_t more = per_load(&c, 64, 128);
+    CHECK_EQ(more - base, 100);
+    /* documented fixed part: oc + 1 + ROP + the constant L2 round trip of docs/TIMING.md */
+    CHECK(base > (uint64_t)(c.v.l2_rop_latency - 100));
+    sim_result r;
+    pchase(&c, 64, 3, 128, &r);
+    CHECK_EQ(su_total(&r, "l2", "accesses"), 192);
+    CHECK_EQ(su_total(&r, "l2", "misses"), 64);
+    sim_result_free(&r);
+    knob_free(&c);
+}
+
+/* Every load a new line in a new DRAM row: nothing hits; the time per load moves exactly
+ * with dram_latency when the DRAM runs at the core clock. */
+TEST(sim_pchase_dram_latency)
+{
+    knob_cfg c;
+    su_knobs(&c);
+    c.v.clock_dram_mhz = c.v.clock_core_mhz;
+    sim_result r1, r2;
+    int n = 40;
+    uint64_t a = pchase(&c, n, 1, 1 << 20, &r1);
+    CHECK_EQ(su_total(&r1, "l2", "misses"), n);
+    CHECK_EQ(su_total(&r1, "dram", "reads"), n);
+    c.v.dram_latency += 50;
+    uint64_t b = pchase(&c, n, 1, 1 << 20, &r2);
+    CHECK_EQ(b - a, 50 * (uint64_t)n);
+    sim_result_free(&r1);
+    sim_result_free(&r2);
+    knob_free(&c);
+}
+
+/* A configuration where nothing can move for longer than the watchdog allows (a DRAM latency
+ * far beyond watchdog_cycles): the run must stop with exit 1 and say what waits for what and
+ * where the outstanding request sits, not spin on. */
+TEST(sim_watchdog_diagnoses_deadlock)
+{
+    su_kernel k;
+    su_begin(&k, "hang", 1, 32, 0);
+    su_cta_begin(&k);
+    uint64_t addr[32];
+    for (int l = 0; l < 32; l++)
+        addr[l] = 0x7f1000000000ull + 4 * (uint64_t)l;
+    int srcs[2] = {2, -1};
+    su_line(&k, 0, 0xffffffffu, 4, "LDG.E", srcs, 4, addr);
+    su_alu(&k, 0, "FFMA", 5, 4, 4);
+    su_exit(&k, 0);
+    su_cta_end(&k);
+    su_end(&k);
+    test_proc p = test_lockstep("run --kernel_launch_latency=0 --dram_latency=100000 "
+                                "--watchdog_cycles=500 %s", k.dir);
+    CHECK_EQ(p.status, 1);
+    CHECK_HAS(p.err, "no progress for 500 core cycles");
+    CHECK_HAS(p.err, "deadlock diagnosis");
+    CHECK_HAS(p.err, "warp 0");
+    CHECK_HAS(p.err, "1 loads outstanding");
+    CHECK_HAS(p.err, "dram latency");
+    su_rmdir(k.dir);
+}
