@@ -16,7 +16,7 @@ typedef struct {
 static test_case *cases;
 static int ncases, capcases;
 static int cur_failed, cur_skipped;
-static char *garbage[64];
+static char *garbage[1024]; /* outputs of test_lockstep, freed after each test */
 static int ngarbage;
 static char tmpdir[256];
 

@@ -12,6 +12,26 @@ void su_knobs(knob_cfg *c)
     c->v.watchdog_cycles = 20000;
 }
 
+static void header(su_kernel *k, uint32_t ctas, uint32_t threads, uint64_t shmem, uint64_t stream)
+{
+    base_err e = {0};
+    k->threads = threads;
+    k->warps = (threads + 31) / 32;
+    k->ctas = 0;
+    trace_wheader h = {0};
+    h.name = "_Z4testv";
+    h.grid[0] = ctas, h.grid[1] = h.grid[2] = 1;
+    h.block[0] = threads, h.block[1] = h.block[2] = 1;
+    h.shmem = shmem;
+    h.nregs = 32;
+    h.binary_version = 86;
+    h.stream_id = stream;
+    h.shmem_base = 0x7f0000000000ull;
+    h.local_base = 0x7e0000000000ull;
+    if (trace_wdir_kernel_begin(k->d, &h, &e))
+        base_panic("su_begin: %s", e.msg);
+}
+
 void su_begin(su_kernel *k, const char *tag, uint32_t ctas, uint32_t threads, uint64_t shmem)
 {
     memset(k, 0, sizeof *k);
@@ -20,19 +40,15 @@ void su_begin(su_kernel *k, const char *tag, uint32_t ctas, uint32_t threads, ui
     k->d = trace_wdir_open(k->dir, 0, &e);
     if (!k->d)
         base_panic("su_begin: %s", e.msg);
-    k->threads = threads;
-    k->warps = (threads + 31) / 32;
-    trace_wheader h = {0};
-    h.name = "_Z4testv";
-    h.grid[0] = ctas, h.grid[1] = h.grid[2] = 1;
-    h.block[0] = threads, h.block[1] = h.block[2] = 1;
-    h.shmem = shmem;
-    h.nregs = 32;
-    h.binary_version = 86;
-    h.shmem_base = 0x7f0000000000ull;
-    h.local_base = 0x7e0000000000ull;
-    if (trace_wdir_kernel_begin(k->d, &h, &e))
-        base_panic("su_begin: %s", e.msg);
+    header(k, ctas, threads, shmem, 0);
+}
+
+void su_next_kernel(su_kernel *k, uint32_t ctas, uint32_t threads, uint64_t stream)
+{
+    base_err e = {0};
+    if (trace_wdir_kernel_end(k->d, &e))
+        base_panic("su_next_kernel: %s", e.msg);
+    header(k, ctas, threads, 0, stream);
 }
 
 void su_cta_begin(su_kernel *k)

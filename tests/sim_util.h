@@ -21,6 +21,8 @@ void su_knobs(knob_cfg *c);
  * su_cta_begin/su_cta_end) of `threads` threads. */
 void su_begin(su_kernel *k, const char *tag, uint32_t ctas, uint32_t threads, uint64_t shmem);
 void su_cta_begin(su_kernel *k);
+/* Ends the current kernel and starts another (same directory) on CUDA stream `stream`. */
+void su_next_kernel(su_kernel *k, uint32_t ctas, uint32_t threads, uint64_t stream);
 /* Appends one line to warp w of the open CTA. dst = -1: none; srcs terminated by -1. */
 void su_line(su_kernel *k, uint32_t w, uint32_t mask, int dst, const char *op, const int *srcs,
              uint32_t width, const uint64_t *addr);

@@ -177,3 +177,16 @@ TEST(sim_deterministic_synth_samples)
         same_json(dir, NULL);
     }
 }
+
+/* MacSim GPU traces run through the converter: every warp instruction is simulated. */
+TEST(sim_runs_macsim_traces)
+{
+    const char *p = test_shared_path("traces/macsim/nvbit_vectormultadd_4096");
+    if (!p)
+        return;
+    test_proc r = test_lockstep("run --kernel_launch_latency=0 %s", p);
+    CHECK_EQ(r.status, 0);
+    CHECK_HAS(r.err, "is a MacSim trace: converted (3 kernels, 5376 warp instructions)");
+    CHECK_HAS(r.out, "total.gpgpu_n_tot_w_icount = 5376\n");
+    CHECK_HAS(r.out, "# kernel 3/3");
+}

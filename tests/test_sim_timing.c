@@ -263,3 +263,66 @@ TEST(sim_watchdog_diagnoses_deadlock)
     CHECK_HAS(p.err, "dram latency");
     su_rmdir(k.dir);
 }
+
+/* A modelled L1I: the first fetch of a kernel misses and delays the warp by exactly
+ * icache_miss_latency; the rest of the 128-byte line then hits. */
+TEST(sim_icache_miss_latency)
+{
+    knob_cfg c;
+    su_knobs(&c);
+    uint64_t perfect = ffma_chain(&c, 4);
+    c.v.perfect_inst_const_cache = 0;
+    c.v.icache_miss_latency = 150;
+    CHECK_EQ(ffma_chain(&c, 4), perfect + 150);
+    knob_free(&c);
+}
+
+/* Two one-warp kernels of dependent FFMAs. In order (default) the second starts when the first
+ * has finished; with concurrent_kernels on different streams they overlap completely; on the
+ * same stream they stay in order even with concurrency on. */
+static uint64_t two_kernels(const knob_cfg *c, uint64_t stream2, sim_result *r)
+{
+    su_kernel k;
+    su_begin(&k, "streams", 1, 32, 0);
+    for (int kn = 0; kn < 2; kn++) {
+        if (kn)
+            su_next_kernel(&k, 1, 32, stream2);
+        su_cta_begin(&k);
+        for (int i = 0; i < 50; i++)
+            su_alu(&k, 0, "FFMA", 1, 1, 2);
+        su_exit(&k, 0);
+        su_cta_end(&k);
+    }
+    su_end(&k);
+    base_err e = {0};
+    if (su_run(k.dir, c, r, &e))
+        test_fail_at(__FILE__, __LINE__, "%s", e.msg);
+    su_rmdir(k.dir);
+    return r->total.cycle;
+}
+
+TEST(sim_streams_and_concurrent_kernels)
+{
+    knob_cfg c;
+    su_knobs(&c);
+    uint64_t one = ffma_chain(&c, 50);
+    sim_result r;
+    uint64_t serial = two_kernels(&c, 1, &r);
+    CHECK_EQ(r.nk, 2);
+    /* the second kernel launches in the cycle the first one ends */
+    CHECK_EQ(serial, 2 * one - 1);
+    CHECK(r.k[1].launch_cycle > r.k[0].end_cycle - 1);
+    sim_result_free(&r);
+    c.v.concurrent_kernels = 1;
+    CHECK_EQ(two_kernels(&c, 1, &r), one);
+    CHECK_EQ(r.k[0].launch_cycle, r.k[1].launch_cycle);
+    sim_result_free(&r);
+    CHECK_EQ(two_kernels(&c, 0, &r), 2 * one - 1);
+    sim_result_free(&r);
+    /* launch latency delays each kernel's first CTA */
+    c.v.concurrent_kernels = 0;
+    c.v.kernel_launch_latency = 100;
+    CHECK_EQ(two_kernels(&c, 1, &r), 2 * (one + 100) - 1);
+    sim_result_free(&r);
+    knob_free(&c);
+}

@@ -6,6 +6,7 @@
  * per-partition blocks) atomically. The JSON holds nothing that depends on the host or the
  * thread count, so it is byte-identical for every --threads value. */
 #include "cli.h"
+#include "macsim/macsim.h"
 #include "sim/sim.h"
 #include "trace/trace.h"
 #include <stdlib.h>
@@ -59,10 +60,56 @@ static void print_rate(FILE *f, const sim_result *r)
             r->wall_s, (double)wi / w, (double)r->total.cycle / w);
 }
 
+/* A MacSim GPU trace runs through the converter: written as an Accel-Sim directory in a
+ * private temporary directory (for the configured compute capability), removed afterwards. */
+static const char *from_macsim(const cli_args *a, const char *path, char *tmp, size_t n,
+                               base_err *e)
+{
+    const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(tmp, n, "%s/lockstep-run-XXXXXX", base);
+    if (!mkdtemp(tmp)) {
+        base_fail(e, BASE_EXIT_INTERNAL, "%s: cannot create a temporary directory", tmp);
+        return NULL;
+    }
+    macsim_opts o = {0, (int)a->knobs.v.compute_capability, 0, 0};
+    macsim_summary s;
+    char dir[1100];
+    snprintf(dir, sizeof dir, "%s/trace", tmp);
+    if (macsim_to_accelsim(path, dir, &o, &s, e))
+        return NULL;
+    fprintf(stderr, "lockstep: %s is a MacSim trace: converted (%llu kernels, %llu warp "
+                    "instructions) for compute capability %lld\n", path,
+            (unsigned long long)s.kernels, (unsigned long long)s.insts,
+            (long long)a->knobs.v.compute_capability);
+    return base_strdup(dir);
+}
+
+static void remove_tree(const char *tmp)
+{
+    char cmd[1300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    if (tmp[0] && system(cmd) != 0)
+        fprintf(stderr, "lockstep: warning: could not remove %s\n", tmp);
+}
+
+static int simulate(cli_args *a, const char *path);
+
 static int run(cli_args *a)
 {
-    char buf[1200];
+    char buf[1200], tmp[1024] = "";
     const char *path = a->npos ? a->pos[0] : default_trace(buf, sizeof buf);
+    if (!macsim_detect(path))
+        return simulate(a, path);
+    base_err e = {0};
+    const char *conv = from_macsim(a, path, tmp, sizeof tmp, &e);
+    int rc = conv ? simulate(a, conv) : cli_error(&e);
+    free((char *)conv);
+    remove_tree(tmp);
+    return rc;
+}
+
+static int simulate(cli_args *a, const char *path)
+{
     base_err e = {0};
     trace_list l;
     if (trace_list_open(path, &l, &e))
@@ -103,8 +150,8 @@ const cli_cmd cli_cmd_run = {
     "run",
     "lockstep run [--preset=P | --config=F...] [--KNOB=V...] [--threads=N] [--stats-json=FILE] [TRACE]",
     "simulate a trace cycle by cycle on the configured GPU (default: the bundled sample)",
-    "TRACE is an Accel-Sim trace directory, its kernelslist.g, or one kernel file (MacSim\n"
-    "traces: convert them first with `lockstep trace convert --to accelsim`). Every kernel and\n"
+    "TRACE is an Accel-Sim trace directory, its kernelslist.g, or one kernel file; a MacSim\n"
+    "GPU trace is converted on the fly (as `lockstep trace convert --to accelsim`). Every kernel and\n"
     "memcpy runs in list order; statistics are printed per kernel and in total under\n"
     "Accel-Sim's names. --threads=N runs the per-SM phase on N OpenMP threads; the results do\n"
     "not depend on N. A run that stops making progress ends with exit code 1 and a diagnosis\n"

@@ -72,10 +72,29 @@ void sm_events_run(sm *s, uint64_t now)
 
 /* ---- fetch --------------------------------------------------------------------------- */
 
+/* Cycle the fetched instructions can issue. With a modelled L1I, the line of the warp's next
+ * PC (per kernel: PCs of different kernels are told apart by the kernel uid in the high bits)
+ * is looked up; a miss delays this warp by icache_miss_latency and installs the line, so the
+ * instruction path below L1 is a fixed latency rather than interconnect traffic. */
+static uint64_t fetch_ready(sm *s, uint32_t w, uint64_t now)
+{
+    if (!s->l1i)
+        return now + 1;
+    const sm_kernel *kk = sm_warp_kernel(s, w);
+    const trace_dinst *di = sm_warp_dinst(s, w, s->w[w].pos);
+    uint64_t pc = trace_kernel_sinst(kk->tk, di->sidx)->pc;
+    uint64_t addr = ((uint64_t)kk->uid << 48) | (pc & ((1ull << 48) - 1));
+    SMST(s, icache_accesses)++;
+    if (cache_probe(s->l1i, addr & ~(uint64_t)(MEM_SECTOR - 1)))
+        return now + 1;
+    SMST(s, icache_misses)++;
+    cache_prefill(s->l1i, cache_line_addr(s->l1i, addr), 0xF, now);
+    return now + 1 + (uint64_t)s->k->icache_miss_latency;
+}
+
 /* Up to inst_fetch_throughput warps per cycle, round-robin over warp slots, refill an empty
  * buffer; the instructions are issuable from the next cycle (GPGPU-Sim fetches and decodes
- * after issuing within a cycle). The I-cache is perfect when either perfect knob is set;
- * otherwise a miss costs the L1I miss latency knob. */
+ * after issuing within a cycle), later after an L1I miss. */
 void sm_fetch_cycle(sm *s, uint64_t now)
 {
     uint32_t n = s->nwarps_max, fetched = 0, limit = (uint32_t)s->k->inst_fetch_throughput;
@@ -87,7 +106,7 @@ void sm_fetch_cycle(sm *s, uint64_t now)
             continue;
         uint32_t left = x->end - x->pos;
         x->ib_n = (uint8_t)(left < IBUFFER ? left : IBUFFER);
-        x->ib_t = now + 1;
+        x->ib_t = fetch_ready(s, w, now);
         fetched++;
         s->fetch_next = (w + 1) % n;
     }

@@ -10,13 +10,12 @@ static void lrr_order(const sm_sched_state *st, const uint32_t *cand, const sm_w
 {
     (void)v, (void)active_n;
     uint32_t start = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (st->last != UINT32_MAX && cand[i] > st->last) {
-            start = i;
-            break;
-        } else if (i == n - 1) {
-            start = 0;
-        }
+    if (st->last != UINT32_MAX)
+        for (uint32_t i = 0; i < n; i++)
+            if (cand[i] > st->last) {
+                start = i;
+                break;
+            }
     for (uint32_t i = 0; i < n; i++)
         out[i] = cand[(start + i) % n];
 }

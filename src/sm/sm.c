@@ -210,6 +210,11 @@ sm *sm_new(const sm_ctx *ctx, uint32_t id)
     mem_q_init(&s->in, (uint32_t)k->cluster_ejection_buffer);
     if (k->l1d_enabled)
         s->l1d = new_l1d(k, 0);
+    if (k->l1i_enabled && !k->perfect_icache && !k->perfect_inst_const_cache) {
+        cache_cfg cfg;
+        cache_cfg_from_knobs(&cfg, k, "l1i");
+        s->l1i = cache_new(&cfg);
+    }
     return s;
 }
 
@@ -235,6 +240,7 @@ void sm_free(sm *s)
     mem_q_free(&s->out);
     mem_q_free(&s->in);
     cache_free(s->l1d);
+    cache_free(s->l1i);
     stat_block_free(&s->st);
     stat_block_free(&s->l1d_hold);
     free(s);

@@ -87,6 +87,7 @@ struct sm {
     uint32_t id;
     stat_block st;
     cache *l1d;
+    cache *l1i;               /* NULL: perfect instruction cache */
     stat_block l1d_hold;      /* all zero: the L1D block of an SM without L1D */
     int l1d_assoc;
 
