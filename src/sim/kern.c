@@ -49,16 +49,16 @@ static int running(const sim *g, uint64_t *stream_busy, uint64_t stream)
 static int launch(sim *g, size_t cmd, base_err *e)
 {
     const trace_cmd *c = &g->list->cmds[cmd];
-    trace_kernel *tk = trace_kernel_open(c->path, e);
-    if (!tk)
+    /* the header is read once; the kernel waits open until it may launch */
+    if (!g->pending_tk && !(g->pending_tk = trace_kernel_open(c->path, e)))
         return -1;
+    trace_kernel *tk = g->pending_tk;
     const trace_header *h = trace_kernel_header(tk);
     uint64_t busy;
     int n = running(g, &busy, h->stream_id);
-    if (n && (!g->k.concurrent_kernels || busy || n >= g->k.max_concurrent_kernels)) {
-        trace_kernel_close(tk);
+    if (n && (!g->k.concurrent_kernels || busy || n >= g->k.max_concurrent_kernels))
         return 1; /* not yet */
-    }
+    g->pending_tk = NULL;
     run_kernel *rk = &g->rk[g->nrk];
     sim_kernel_result *res = &g->res->k[g->nrk];
     memset(rk, 0, sizeof *rk);

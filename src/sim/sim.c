@@ -67,6 +67,8 @@ void sim_free(sim *g)
         sim_totals_free(&g->rk[i].start);
     }
     free(g->rk);
+    if (g->pending_tk)
+        trace_kernel_close(g->pending_tk);
     free(g->done_by_uid);
     free(g->sm);
     free(g->part);

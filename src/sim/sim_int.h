@@ -37,6 +37,7 @@ struct sim {
     /* kernels */
     const trace_list *list;
     size_t next_cmd;
+    trace_kernel *pending_tk;  /* the next kernel, opened, waiting for its stream */
     run_kernel *rk;
     size_t nrk;
     uint64_t *done_by_uid;
