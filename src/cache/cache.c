@@ -41,13 +41,8 @@ struct cs_layout {
 #define CS(n) ((int)(offsetof(struct cs_layout, n) / sizeof(uint64_t)))
 
 static const stat_desc cs_descs[] = {
-#define STAT_COUNTER STAT_DESC_COUNTER
-#define STAT_DIST STAT_DESC_DIST
-#define STAT_RATIO STAT_DESC_RATIO
-#include "cache_stats.def"
-#undef STAT_COUNTER
-#undef STAT_DIST
-#undef STAT_RATIO
+#define STAT_DEF_FILE "cache/cache_stats.def"
+#include "../stat/stat_descs.inc"
 };
 
 /* Never written; not const only because stat_set's fields are plain pointers. */

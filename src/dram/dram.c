@@ -43,13 +43,8 @@
 #define COL_CMDS ((1u << DRAM_RD) | (1u << DRAM_WR))
 
 static const stat_desc dram_descs[] = {
-#define STAT_COUNTER STAT_DESC_COUNTER
-#define STAT_DIST STAT_DESC_DIST
-#define STAT_RATIO STAT_DESC_RATIO
-#include "dram_stats.def"
-#undef STAT_COUNTER
-#undef STAT_DIST
-#undef STAT_RATIO
+#define STAT_DEF_FILE "dram/dram_stats.def"
+#include "../stat/stat_descs.inc"
 };
 
 enum {

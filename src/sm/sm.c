@@ -14,13 +14,8 @@ const char *const sm_stall_names[SM_NSTALL] = {
 };
 
 static const stat_desc SM_DESCS[] = {
-#define STAT_COUNTER(n, h) STAT_DESC_COUNTER(n, h)
-#define STAT_DIST(n, b, nb, h) STAT_DESC_DIST(n, b, nb, h)
-#define STAT_RATIO(n, a, b, h) STAT_DESC_RATIO(n, a, b, h)
-#include "sm_stats.def"
-#undef STAT_COUNTER
-#undef STAT_DIST
-#undef STAT_RATIO
+#define STAT_DEF_FILE "sm/sm_stats.def"
+#include "../stat/stat_descs.inc"
 };
 static stat_set sm_set = {"sm", SM_DESCS, (int)BASE_ARRAY_LEN(SM_DESCS), NULL, NULL, NULL, 0};
 

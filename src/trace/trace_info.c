@@ -13,13 +13,8 @@ const char *const trace_mem_bin_names[TRACE_NMEM] = {
 };
 
 static const stat_desc trace_descs[] = {
-#define STAT_COUNTER STAT_DESC_COUNTER
-#define STAT_DIST STAT_DESC_DIST
-#define STAT_RATIO STAT_DESC_RATIO
-#include "trace_stats.def"
-#undef STAT_COUNTER
-#undef STAT_DIST
-#undef STAT_RATIO
+#define STAT_DEF_FILE "trace/trace_stats.def"
+#include "../stat/stat_descs.inc"
 };
 
 enum {
