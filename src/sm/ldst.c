@@ -320,14 +320,13 @@ static void reply(sm *s, const mem_req *r, uint64_t now)
         pend_answer(s, r->slot, now + 1, now);
         return;
     }
-    mem_req waiters[64];
     uint64_t wb_addr = 0;
     uint8_t wb_mask = 0;
     uint64_t line = r->addr & ~(uint64_t)(MEM_LINE - 1);
-    size_t n = cache_fill(s->l1d, line, (uint8_t)(1u << ((r->addr >> 5) & 3)), now, waiters,
-                          64, &wb_addr, &wb_mask);
+    size_t n = cache_fill(s->l1d, line, (uint8_t)(1u << ((r->addr >> 5) & 3)), now, s->waiters,
+                          s->nwaiters, &wb_addr, &wb_mask);
     for (size_t i = 0; i < n; i++)
-        pend_answer(s, waiters[i].slot, now + 1, now);
+        pend_answer(s, s->waiters[i].slot, now + 1, now);
     for (unsigned i = 0; i < 4 && wb_mask; i++)
         if ((wb_mask >> i & 1) && !mem_q_full(&s->out))
             send(s, wb_addr + 32 * i, MEM_WR, SLOT_FILL, TRACE_SPACE_LOCAL,

@@ -205,6 +205,8 @@ sm *sm_new(const sm_ctx *ctx, uint32_t id)
     mem_q_init(&s->in, (uint32_t)k->cluster_ejection_buffer);
     if (k->l1d_enabled)
         s->l1d = new_l1d(k, 0);
+    s->nwaiters = (size_t)(k->l1d_mshr_merge > 64 ? k->l1d_mshr_merge : 64) * 4;
+    s->waiters = base_calloc(s->nwaiters, sizeof *s->waiters);
     if (k->l1i_enabled && !k->perfect_icache && !k->perfect_inst_const_cache) {
         cache_cfg cfg;
         cache_cfg_from_knobs(&cfg, k, "l1i");
@@ -236,6 +238,7 @@ void sm_free(sm *s)
     mem_q_free(&s->in);
     cache_free(s->l1d);
     cache_free(s->l1i);
+    free(s->waiters);
     stat_block_free(&s->st);
     stat_block_free(&s->l1d_hold);
     free(s);

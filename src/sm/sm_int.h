@@ -122,6 +122,8 @@ struct sm {
     uint32_t npend, pend_free_hint, pend_cap;
 
     mem_q out, in;
+    mem_req *waiters;         /* cache_fill output: room for every merge of a line */
+    size_t nwaiters;
     uint32_t req_seq;
     int progress;
 };
