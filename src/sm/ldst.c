@@ -328,15 +328,16 @@ static void reply(sm *s, const mem_req *r, uint64_t now)
     for (size_t i = 0; i < n; i++)
         pend_answer(s, s->waiters[i].slot, now + 1, now);
     for (unsigned i = 0; i < 4 && wb_mask; i++)
-        if ((wb_mask >> i & 1) && !mem_q_full(&s->out))
+        if (wb_mask >> i & 1) /* room was checked by sm_reply_cycle */
             send(s, wb_addr + 32 * i, MEM_WR, SLOT_FILL, TRACE_SPACE_LOCAL,
                  MEM_F_WRITEBACK | MEM_F_NO_REPLY, now);
 }
 
-/* One reply per cycle from the inbound queue (the L1D has one fill port). */
+/* One reply per cycle from the inbound queue (the L1D has one fill port). A fill may evict
+ * a dirty line, so a reply waits while the outbound queue lacks room for its writeback. */
 void sm_reply_cycle(sm *s, uint64_t now)
 {
-    if (mem_q_empty(&s->in))
+    if (mem_q_empty(&s->in) || s->out.cap - s->out.n < 4)
         return;
     mem_req r = mem_q_pop(&s->in);
     reply(s, &r, now);
