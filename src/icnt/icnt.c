@@ -31,49 +31,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ICNT_COUNTERS(C)                                                                       \
-    C(req_packets, "request packets injected (SM -> sub-partition)")                          \
-    C(req_flits, "request flits injected")                                                    \
-    C(rep_packets, "reply packets injected (sub-partition -> SM)")                            \
-    C(rep_flits, "reply flits injected")                                                      \
-    C(req_delivered, "request packets delivered to their output buffer")                      \
-    C(rep_delivered, "reply packets delivered to their output buffer")                        \
-    C(req_latency_sum, "icnt cycles from injection to delivery, summed over request packets") \
-    C(rep_latency_sum, "icnt cycles from injection to delivery, summed over reply packets")   \
-    C(cycles, "interconnect cycles")                                                          \
-    C(active_cycles, "interconnect cycles with a packet anywhere")                            \
-    C(in_full, "input-port cycles whose buffer could not take a largest packet")              \
-    C(out_full, "output-port cycles a waiting packet could not start: output buffer full")    \
-    C(conflicts, "input-port cycles whose head packet lost its output to another input")
-#define ICNT_RATIOS(R)                                                                         \
-    R(req_avg_latency, req_latency_sum, req_delivered, "mean request latency (icnt cycles)")  \
-    R(rep_avg_latency, rep_latency_sum, rep_delivered, "mean reply latency (icnt cycles)")
-
 /* Counters first, ratios after: a counter's slot is its index. */
 enum {
-#define IC_(n, h) IS_##n,
-#define IR_(n, a, b, h) IS_##n,
-    ICNT_COUNTERS(IC_) ICNT_RATIOS(IR_) IS_COUNT
-#undef IC_
-#undef IR_
+#define STAT_COUNTER(n, h) IS_##n,
+#define STAT_DIST(n, b, nb, h) IS_##n,
+#define STAT_RATIO(n, a, b, h) IS_##n,
+#include "icnt/icnt_stats.def"
+#undef STAT_COUNTER
+#undef STAT_DIST
+#undef STAT_RATIO
 };
-#define IS_NCOUNTERS IS_req_avg_latency
 
-static const stat_desc icnt_descs[] = {ICNT_COUNTERS(STAT_DESC_COUNTER) ICNT_RATIOS(STAT_DESC_RATIO)};
-#define SLOT_C(n, h) IS_##n,
-#define NONE_C(n, h) -1,
-#define NONE_R(n, a, b, h) -1,
-#define NUM_R(n, a, b, h) IS_##a,
-#define DEN_R(n, a, b, h) IS_##b,
-static const int icnt_slot[] = {ICNT_COUNTERS(SLOT_C) ICNT_RATIOS(NONE_R)};
-static const int icnt_num[] = {ICNT_COUNTERS(NONE_C) ICNT_RATIOS(NUM_R)};
-static const int icnt_den[] = {ICNT_COUNTERS(NONE_C) ICNT_RATIOS(DEN_R)};
-/* The layout is constant, so the set is too (stat_set's int * fields are only ever read once
- * laid out; stat_set_init is what writes them for sets built at run time). */
-static const stat_set icnt_set = {"icnt", icnt_descs, IS_COUNT, (int *)icnt_slot,
-                                  (int *)icnt_num, (int *)icnt_den, IS_NCOUNTERS};
+static const stat_desc icnt_set_descs[] = {
+#define STAT_DEF_FILE "icnt/icnt_stats.def"
+#include "../stat/stat_descs.inc"
+};
+static stat_set icnt_set = {"icnt", icnt_set_descs, (int)BASE_ARRAY_LEN(icnt_set_descs), NULL, NULL, NULL, 0};
 
-const stat_set *icnt_stats_set(void) { return &icnt_set; }
+/* Serial setup: the layout is computed on the first call, before any thread starts. */
+const stat_set *icnt_stats_set(void)
+{
+    return stat_set_lazy(&icnt_set);
+}
 
 typedef struct pkt {
     mem_req r;
@@ -203,7 +182,7 @@ icnt *icnt_new(const knobs *k, uint32_t n_sm, uint32_t n_sub_total)
     } else {
         xbar_init(&n->x[0], n_sm + n_sub_total, n_sm + n_sub_total, n);
     }
-    stat_block_init(&n->st, &icnt_set);
+    stat_block_init(&n->st, icnt_stats_set());
     return n;
 }
 

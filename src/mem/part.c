@@ -33,47 +33,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PART_COUNTERS(C)                                                                        \
-    C(reads, "read requests received from the interconnect")                                   \
-    C(writes, "write requests received")                                                       \
-    C(atomics, "atomic requests received")                                                     \
-    C(replies, "replies (data or write acks) put in the L2->icnt queues")                      \
-    C(replies_l2_hit, "replies served by an L2 hit")                                           \
-    C(reply_latency_sum, "core cycles from request creation (t_start) to reply, summed")       \
-    C(l2_stall_res_fail, "L2 cycles the input head was refused by the cache (reservation fail)") \
-    C(l2_stall_reply_full, "L2 cycles the input head waited: L2->icnt queue full")             \
-    C(l2_stall_dram_full, "L2 cycles the input head waited: L2->DRAM queue full")              \
-    C(fill_stall, "L2 cycles a fill waited for room for its replies or writebacks")            \
-    C(dram_reads, "sector reads sent to DRAM (L2 fetches)")                                    \
-    C(dram_writes, "sector writes sent to DRAM (forwarded writes)")                            \
-    C(dram_writebacks, "dirty sectors written back to DRAM (L2 evictions)")                    \
-    C(flush_writebacks, "dirty sectors counted by kernel-end L2 flushes (no traffic)")
-#define PART_RATIOS(R)                                                                          \
-    R(avg_reply_latency, reply_latency_sum, replies, "mean core cycles from request creation to reply")
-
+/* Counters first, ratios after: a counter's slot is its index. */
 enum {
-#define PC_(n, h) PS_##n,
-#define PR_(n, a, b, h) PS_##n,
-    PART_COUNTERS(PC_) PART_RATIOS(PR_) PS_COUNT
-#undef PC_
-#undef PR_
+#define STAT_COUNTER(n, h) PS_##n,
+#define STAT_DIST(n, b, nb, h) PS_##n,
+#define STAT_RATIO(n, a, b, h) PS_##n,
+#include "mem/part_stats.def"
+#undef STAT_COUNTER
+#undef STAT_DIST
+#undef STAT_RATIO
 };
-#define PS_NCOUNTERS PS_avg_reply_latency
 
-static const stat_desc part_descs[] = {PART_COUNTERS(STAT_DESC_COUNTER) PART_RATIOS(STAT_DESC_RATIO)};
-#define SLOT_C(n, h) PS_##n,
-#define NONE_C(n, h) -1,
-#define NONE_R(n, a, b, h) -1,
-#define NUM_R(n, a, b, h) PS_##a,
-#define DEN_R(n, a, b, h) PS_##b,
-static const int part_slot[] = {PART_COUNTERS(SLOT_C) PART_RATIOS(NONE_R)};
-static const int part_num[] = {PART_COUNTERS(NONE_C) PART_RATIOS(NUM_R)};
-static const int part_den[] = {PART_COUNTERS(NONE_C) PART_RATIOS(DEN_R)};
-/* Constant layout (see icnt.c): the int * fields are never written for this set. */
-static const stat_set part_set = {"mem", part_descs, PS_COUNT, (int *)part_slot,
-                                  (int *)part_num, (int *)part_den, PS_NCOUNTERS};
+static const stat_desc part_set_descs[] = {
+#define STAT_DEF_FILE "mem/part_stats.def"
+#include "../stat/stat_descs.inc"
+};
+static stat_set part_set = {"mem", part_set_descs, (int)BASE_ARRAY_LEN(part_set_descs), NULL, NULL, NULL, 0};
 
-const stat_set *mem_part_stats_set(void) { return &part_set; }
+/* Serial setup: the layout is computed on the first call, before any thread starts. */
+const stat_set *mem_part_stats_set(void)
+{
+    return stat_set_lazy(&part_set);
+}
 
 #define MISSQ_SLACK 12u /* an access adds at most 3 units of at most 4 sectors */
 
@@ -244,7 +225,7 @@ mem_part *mem_part_new(const knobs *k, const mem_addrmap *map, uint32_t channel)
                                       : p->n_sub * (uint32_t)k->q_l2_to_dram + 256;
     tq_init(&p->latq, latcap);
     p->last_borrower = p->n_sub - 1;
-    stat_block_init(&p->st, &part_set);
+    stat_block_init(&p->st, mem_part_stats_set());
     return p;
 }
 

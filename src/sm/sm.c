@@ -22,9 +22,7 @@ static stat_set sm_set = {"sm", SM_DESCS, (int)BASE_ARRAY_LEN(SM_DESCS), NULL, N
 /* Serial setup: the layout is computed on the first call, before any thread starts. */
 const stat_set *sm_stats_set(void)
 {
-    if (!sm_set.slot)
-        stat_set_init(&sm_set);
-    return &sm_set;
+    return stat_set_lazy(&sm_set);
 }
 
 /* ---- decoding ------------------------------------------------------------------------ */

@@ -46,6 +46,13 @@ void stat_set_init(stat_set *s)
     }
 }
 
+const stat_set *stat_set_lazy(stat_set *s)
+{
+    if (!s->slot)
+        stat_set_init(s);
+    return s;
+}
+
 void stat_set_free(stat_set *s)
 {
     free(s->slot);

@@ -45,6 +45,9 @@ typedef struct stat_block {
 /* Computes the layout; fails (panic) on a ratio naming an unknown counter: a coding error. */
 void stat_set_init(stat_set *s);
 void stat_set_free(stat_set *s);
+/* For a set declared as a static with no layout yet: computes the layout on the first call
+ * and returns the set. Call it from serial setup code before any thread uses the set. */
+const stat_set *stat_set_lazy(stat_set *s);
 int stat_find(const stat_set *s, const char *name); /* desc index or -1 */
 
 void stat_block_init(stat_block *b, const stat_set *s);
