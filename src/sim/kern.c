@@ -145,15 +145,22 @@ void sim_finish_kernels(sim *g)
     g->res->nk = g->nrk;
 }
 
-void sim_retire(sim *g)
+/* A kernel ends when every CTA of its file was issued and has retired. */
+static void kernels_end(sim *g)
 {
-    for (uint32_t a = 0; a < g->nactive; a++)
-        g->ctas_done_all += sm_cta_retire(g->sm[g->active[a]], g->done_by_uid);
     for (size_t i = 0; i < g->nrk; i++) {
         run_kernel *rk = &g->rk[i];
         if (rk->state == RK_RUN && rk->eof && g->done_by_uid[rk->kk.uid] == rk->issued)
             kernel_end(g, rk);
     }
+}
+
+
+void sim_retire(sim *g)
+{
+    for (uint32_t a = 0; a < g->nactive; a++)
+        g->ctas_done_all += sm_cta_retire(g->sm[g->active[a]], g->done_by_uid);
+    kernels_end(g);
 }
 
 int sim_all_done(const sim *g)
@@ -206,6 +213,6 @@ int sim_issue_ctas(sim *g, base_err *e)
             g->last_sm = s;
     }
     /* a kernel whose file ended with nothing resident finishes now */
-    sim_retire(g);
+    kernels_end(g);
     return 0;
 }
