@@ -155,7 +155,6 @@ static void kernels_end(sim *g)
     }
 }
 
-
 void sim_retire(sim *g)
 {
     for (uint32_t a = 0; a < g->nactive; a++)
