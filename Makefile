@@ -7,6 +7,7 @@
 #   make asan       the tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make fuzz       build the libFuzzer targets (needs clang)
 #   make docs       regenerate docs/KNOBS.md from the knob table
+#   make bench      build, then run the speed benchmark (bench/README.md; not part of check)
 
 CC      ?= cc
 BUILD   ?= build
@@ -16,7 +17,7 @@ SAN     ?=
 OMP     ?= -fopenmp
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 ALLCFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -g $(OPT) $(WARN) $(SAN) $(OMP) -Isrc -I$(BUILD)/gen $(CFLAGS)
-LDLIBS   = -llzma -lz -lm
+LDLIBS   = -lzstd -llzma -lz -lm
 
 LIB_SRC  = $(filter-out src/cli/%,$(wildcard src/*/*.c))
 CLI_SRC  = $(wildcard src/cli/*.c)
@@ -29,7 +30,7 @@ CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
 
-.PHONY: all run check asan fuzz docs deps clean
+.PHONY: all run check asan fuzz docs deps clean bench
 all: $(BUILD)/lockstep
 
 # Checked once per build directory, before anything compiles (also under make -j).
@@ -82,6 +83,14 @@ fuzz:
 	  clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Isrc -fopenmp -fsanitize=fuzzer,address,undefined \
 	    -o build/fuzz/$$(basename $$f .c) $$f build/fuzzlib/liblockstep.a $(LDLIBS) || exit 1; \
 	done
+
+# The benchmark driver is a separate program: it times `lockstep run` child processes.
+$(BUILD)/lsbench: bench/lsbench.c | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 $(WARN) -o $@ $<
+
+bench: $(BUILD)/lockstep $(BUILD)/lsbench
+	$(BUILD)/lsbench $(BENCHFLAGS)
 
 docs: $(BUILD)/lockstep
 	$(BUILD)/lockstep config docs > docs/KNOBS.md.tmp && mv docs/KNOBS.md.tmp docs/KNOBS.md
