@@ -95,6 +95,7 @@ typedef struct hidx {
     uint32_t *slot; /* value or NIL */
     uint32_t mask;
     unsigned shift;
+    uint32_t n;     /* values held; the table doubles past half full */
 } hidx;
 
 typedef struct mshr_ent {
@@ -128,12 +129,14 @@ struct cache {
     /* MSHRs */
     mshr_ent *ent;
     uint64_t *ent_key;       /* sector number (sectored) or line number of each entry */
-    uint32_t *ent_free, nent_free;
+    uint32_t *ent_free, nent_free; /* freed entries (a stack), and all free entries */
+    uint32_t nent_stack, ent_next, ent_alloc;
     hidx mix;                /* key -> entry (keys: ent_key) */
     mem_req *wreq;
     uint32_t *wnext;
     uint64_t *wseq, seq;
-    uint32_t wfree;
+    uint32_t wfree, wbump, wcap;    /* freed pool slots (a list), never-used ones, bound */
+    uint32_t walloc;
     stat_block st;
 };
 
@@ -142,6 +145,8 @@ enum { F_RESV = 1, F_DIRTY = 2, F_EMPTY = 4 };
 /* Probe results and access outcomes (GPGPU-Sim cache_request_status). */
 enum { R_HIT, R_HIT_RES, R_MISS, R_SECTOR_MISS, R_FAIL };
 
+/* Sized for n values; a table that may hold many more (streaming MSHRs: up to a million)
+ * starts small and grows, so memory follows what is in flight, not the worst case. */
 static void hidx_init(hidx *h, uint32_t n)
 {
     unsigned bits = 1;
@@ -149,6 +154,7 @@ static void hidx_init(hidx *h, uint32_t n)
         bits++;
     h->mask = (uint32_t)((1ull << bits) - 1);
     h->shift = 64 - bits;
+    h->n = 0;
     h->slot = base_malloc(((size_t)h->mask + 1) * sizeof *h->slot);
     memset(h->slot, 0xff, ((size_t)h->mask + 1) * sizeof *h->slot);
 }
@@ -172,14 +178,31 @@ static uint32_t hidx_get(const hidx *h, const uint64_t *keys, uint64_t key)
     return h->slot[hidx_slot(h, keys, key)];
 }
 
+static void hidx_grow(hidx *h, const uint64_t *keys)
+{
+    hidx old = *h;
+    hidx_init(h, old.mask + 1);
+    for (uint32_t i = 0; i <= old.mask; i++)
+        if (old.slot[i] != NIL)
+            h->slot[hidx_slot(h, keys, keys[old.slot[i]])] = old.slot[i];
+    h->n = old.n;
+    free(old.slot);
+}
+
 static void hidx_put(hidx *h, const uint64_t *keys, uint64_t key, uint32_t v)
 {
-    h->slot[hidx_slot(h, keys, key)] = v;
+    if (2 * (h->n + 1) > h->mask + 1)
+        hidx_grow(h, keys);
+    uint32_t i = hidx_slot(h, keys, key);
+    h->n += h->slot[i] == NIL;
+    h->slot[i] = v;
 }
 
 static void hidx_del(hidx *h, const uint64_t *keys, uint64_t key)
 {
     uint32_t i = hidx_slot(h, keys, key), j = i;
+    if (h->slot[i] == NIL)
+        return;
     for (;;) {
         j = (j + 1) & h->mask;
         if (h->slot[j] == NIL)
@@ -192,6 +215,7 @@ static void hidx_del(hidx *h, const uint64_t *keys, uint64_t key)
         }
     }
     h->slot[i] = NIL;
+    h->n--;
 }
 
 static void tags_alloc(cache *c)
@@ -231,24 +255,59 @@ static void tags_free(cache *c)
     free(c->cand);
 }
 
+/* MSHR entries and waiter-pool slots are allocated as they are first needed (doubling up to
+ * the configured bounds), so the possibly huge streaming bounds cost no memory; freed ones
+ * are reused first, most recently freed first, as a preallocated free stack would. */
 static void mshr_alloc(cache *c)
 {
     uint32_t n = c->cfg.mshr_entries;
-    c->ent = base_calloc(n, sizeof *c->ent);
-    c->ent_free = base_malloc((size_t)n * sizeof *c->ent_free);
-    for (uint32_t i = 0; i < n; i++)
-        c->ent_free[i] = n - 1 - i; /* entry 0 is taken first */
     c->nent_free = n;
-    c->ent_key = base_calloc(n, sizeof *c->ent_key);
-    hidx_init(&c->mix, n);
+    c->nent_stack = 0;
+    c->ent_next = 0;
+    c->ent_alloc = 0;
+    hidx_init(&c->mix, n < 64 ? n : 64);
     uint64_t pool = (uint64_t)n * c->cfg.mshr_merge;
-    uint32_t np = pool < POOL_CAP ? (uint32_t)pool : POOL_CAP;
-    c->wreq = base_malloc((size_t)np * sizeof *c->wreq);
-    c->wnext = base_malloc((size_t)np * sizeof *c->wnext);
-    c->wseq = base_calloc(np, sizeof *c->wseq);
-    for (uint32_t i = 0; i < np; i++)
-        c->wnext[i] = i + 1 < np ? i + 1 : NIL;
-    c->wfree = 0;
+    c->wcap = pool < POOL_CAP ? (uint32_t)pool : POOL_CAP;
+    c->wfree = NIL;
+    c->wbump = 0;
+    c->walloc = 0;
+}
+
+static uint32_t grown(uint32_t have, uint32_t bound)
+{
+    uint64_t n = have ? 2ull * have : 64;
+    return n < bound ? (uint32_t)n : bound;
+}
+
+static uint32_t mshr_take(cache *c)
+{
+    if (c->nent_stack)
+        return c->ent_free[--c->nent_stack];
+    if (c->ent_next == c->ent_alloc) {
+        uint32_t n = grown(c->ent_alloc, c->cfg.mshr_entries);
+        c->ent = base_realloc(c->ent, (size_t)n * sizeof *c->ent);
+        c->ent_key = base_realloc(c->ent_key, (size_t)n * sizeof *c->ent_key);
+        c->ent_free = base_realloc(c->ent_free, (size_t)n * sizeof *c->ent_free);
+        c->ent_alloc = n;
+    }
+    return c->ent_next++;
+}
+
+static uint32_t pool_take(cache *c)
+{
+    uint32_t w = c->wfree;
+    if (w != NIL) {
+        c->wfree = c->wnext[w];
+        return w;
+    }
+    if (c->wbump == c->walloc) {
+        uint32_t n = grown(c->walloc, c->wcap);
+        c->wreq = base_realloc(c->wreq, (size_t)n * sizeof *c->wreq);
+        c->wnext = base_realloc(c->wnext, (size_t)n * sizeof *c->wnext);
+        c->wseq = base_realloc(c->wseq, (size_t)n * sizeof *c->wseq);
+        c->walloc = n;
+    }
+    return c->wbump++;
 }
 
 cache *cache_new(const cache_cfg *cfg)
@@ -500,7 +559,8 @@ static uint32_t mshr_find(const cache *c, uint64_t key)
 
 static uint32_t mshr_open(cache *c, uint64_t key, uint8_t pending)
 {
-    uint32_t e = c->ent_free[--c->nent_free];
+    uint32_t e = mshr_take(c);
+    c->nent_free--;
     c->ent[e] = (mshr_ent){NIL, NIL, 0, pending, 1};
     c->ent_key[e] = key;
     hidx_put(&c->mix, c->ent_key, key, e);
@@ -514,8 +574,7 @@ static void mshr_add(cache *c, uint32_t e, const mem_req *r)
     x->nreq++;
     if (!r)
         return;
-    uint32_t w = c->wfree;
-    c->wfree = c->wnext[w];
+    uint32_t w = pool_take(c);
     c->wreq[w] = *r;
     c->wseq[w] = c->seq++;
     c->wnext[w] = NIL;
@@ -530,7 +589,8 @@ static void mshr_close(cache *c, uint32_t e)
 {
     hidx_del(&c->mix, c->ent_key, c->ent_key[e]);
     c->ent[e].used = 0;
-    c->ent_free[c->nent_free++] = e;
+    c->ent_free[c->nent_stack++] = e;
+    c->nent_free++;
 }
 
 /* CACHE_FAIL_NONE if a request on key could be merged or given an entry now. */
@@ -548,7 +608,7 @@ static int mshr_request(cache *c, const mem_req *r, uint64_t key, int p, uint32_
                         uint8_t m, uint64_t now, cache_result *out)
 {
     uint32_t e = mshr_find(c, key);
-    int pool_ok = !r || c->wfree != NIL;
+    int pool_ok = !r || c->wfree != NIL || c->wbump < c->wcap;
     if (e != NIL) {
         if (c->ent[e].nreq >= c->cfg.mshr_merge || !pool_ok)
             return CACHE_FAIL_MERGE;
@@ -899,7 +959,7 @@ int cache_probe(const cache *c, uint64_t addr)
 
 void cache_mshr_foreach(const cache *c, void (*fn)(void *ctx, const mem_req *r), void *ctx)
 {
-    for (uint32_t e = 0; e < c->cfg.mshr_entries; e++)
+    for (uint32_t e = 0; e < c->ent_next; e++)
         if (c->ent[e].used)
             for (uint32_t w = c->ent[e].head; w != NIL; w = c->wnext[w])
                 fn(ctx, &c->wreq[w]);
