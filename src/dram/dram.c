@@ -90,6 +90,12 @@ struct dram {
     uint32_t *qbank;
     uint64_t *qrow;
     uint32_t qn, qcap;
+    /* The plug-in's pick is a pure function of the queue and the open row (dram.h), so it is
+     * remembered per bank until either changes: most cycles only wait on timing rules. */
+    uint64_t qver;
+    uint64_t *memo_ver;
+    int64_t *memo_row;
+    int *memo_qi;
     dram_flight *fl; /* in flight, a ring in completion order */
     uint32_t fl_head, fl_n;
     mem_q ret;
@@ -140,6 +146,10 @@ static void alloc_state(dram *d, uint32_t qcap, uint32_t retcap)
 {
     uint32_t nbk = d->t.nbk, ng = d->t.nbkgrp;
     d->bk = base_calloc(nbk, sizeof *d->bk);
+    d->memo_ver = base_calloc(nbk, sizeof *d->memo_ver);
+    d->memo_row = base_calloc(nbk, sizeof *d->memo_row);
+    d->memo_qi = base_calloc(nbk, sizeof *d->memo_qi);
+    d->qver = 1;
     d->last_bank = base_malloc((size_t)nbk * DRAM_NCMD * sizeof *d->last_bank);
     d->last_grp = base_malloc((size_t)ng * DRAM_NCMD * sizeof *d->last_grp);
     for (size_t i = 0; i < (size_t)nbk * DRAM_NCMD; i++)
@@ -190,6 +200,9 @@ void dram_free(dram *d)
     if (!d)
         return;
     free(d->bk);
+    free(d->memo_ver);
+    free(d->memo_row);
+    free(d->memo_qi);
     free(d->last_bank);
     free(d->last_grp);
     free(d->q);
@@ -232,6 +245,7 @@ void dram_push(dram *d, const mem_req *r)
     d->q[i].loc = MEM_AT_DRAM_Q;
     decode(d, r->addr, &d->qbank[i], &d->qrow[i]);
     d->bk[d->qbank[i]].nq++;
+    d->qver++;
     BUMP(d, requests, 1);
 }
 
@@ -312,6 +326,7 @@ static void queue_remove(dram *d, uint32_t qi)
     memmove(&d->qbank[qi], &d->qbank[qi + 1], tail * sizeof *d->qbank);
     memmove(&d->qrow[qi], &d->qrow[qi + 1], tail * sizeof *d->qrow);
     d->qn--;
+    d->qver++;
 }
 
 /* Column command: the request leaves the queue and is in flight until its burst ends. */
@@ -353,6 +368,17 @@ static void issue(dram *d, int cmd, uint32_t b, uint32_t qi)
     d->prio = (b + 1) % d->t.nbk;
 }
 
+static int pick(dram *d, uint32_t b)
+{
+    int64_t row = d->bk[b].open_row;
+    if (d->memo_ver[b] != d->qver || d->memo_row[b] != row) {
+        d->memo_qi[b] = d->sched->pick(d->qp, d->qbank, d->qrow, d->qn, b, row);
+        d->memo_ver[b] = d->qver;
+        d->memo_row[b] = row;
+    }
+    return d->memo_qi[b];
+}
+
 /* One round-robin scan; issues the first allowed command of a class in `classes`. */
 static int try_issue(dram *d, unsigned classes)
 {
@@ -361,7 +387,7 @@ static int try_issue(dram *d, unsigned classes)
         uint32_t b = (d->prio + i) % nbk;
         if (!d->bk[b].nq)
             continue;
-        int qi = d->sched->pick(d->qp, d->qbank, d->qrow, d->qn, b, d->bk[b].open_row);
+        int qi = pick(d, b);
         if (qi < 0)
             continue;
         if ((uint32_t)qi >= d->qn || d->qbank[qi] != b)
@@ -401,6 +427,20 @@ void dram_cycle(dram *d)
     d->now++;
     BUMP(d, cmd_cycles, 1);
     retire(d);
+}
+
+uint64_t dram_wake(const dram *d)
+{
+    if (d->qn || !mem_q_empty(&d->ret))
+        return d->now;
+    /* the call made with now = done - 1 retires the oldest burst */
+    return d->fl_n ? d->fl[d->fl_head].done - 1 : UINT64_MAX;
+}
+
+void dram_skip(dram *d, uint64_t n)
+{
+    d->now += n;
+    BUMP(d, cmd_cycles, n);
 }
 
 void dram_foreach(const dram *d, void (*fn)(void *ctx, const mem_req *r), void *ctx)

@@ -88,4 +88,11 @@ typedef struct dram_sched_ops {
 const dram_sched_ops *dram_sched_find(const char *name);
 extern const dram_sched_ops *const dram_sched_registry[];
 
+/* Fast-forward. dram_wake: the first value of the command clock (dram_now) at which
+ * dram_cycle may change anything but its cycle counters, assuming nothing is pushed:
+ * dram_now() itself when requests are queued or returned, UINT64_MAX when idle.
+ * dram_skip: n idle calls of dram_cycle at once (only below the wake). */
+uint64_t dram_wake(const dram *d);
+void dram_skip(dram *d, uint64_t n);
+
 #endif

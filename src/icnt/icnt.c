@@ -371,6 +371,14 @@ void icnt_cycle(icnt *n)
     n->now++;
 }
 
+int icnt_subnet_busy(const icnt *n, int subnet) { return xb(n, subnet)->npkts != 0; }
+
+void icnt_skip(icnt *n, uint64_t cycles)
+{
+    stat_inc(&n->st, IS_cycles, cycles);
+    n->now += cycles;
+}
+
 const mem_req *icnt_peek(const icnt *n, int subnet, uint32_t dst)
 {
     const ring *o = &xb(n, subnet)->out[out_port(n, subnet, dst)];

@@ -36,7 +36,9 @@ void icnt_cycle(icnt *n);                    /* one interconnect-clock cycle, bo
 /* The packet at the head of dst's output buffer, NULL if none. */
 const mem_req *icnt_peek(const icnt *n, int subnet, uint32_t dst);
 mem_req icnt_pop(icnt *n, int subnet, uint32_t dst);
-int icnt_busy(const icnt *n);                /* any packet anywhere */
+int icnt_busy(const icnt *n);
+int icnt_subnet_busy(const icnt *n, int subnet); /* a packet in the crossbar carrying subnet */
+void icnt_skip(icnt *n, uint64_t cycles);   /* `cycles` calls of icnt_cycle while not busy */                /* any packet anywhere */
 void icnt_foreach(const icnt *n, void (*fn)(void *ctx, int subnet, const mem_req *r), void *ctx);
 /* Flits buffered at each input / output of a subnet (diagnosis). */
 uint32_t icnt_in_flits(const icnt *n, int subnet, uint32_t src);

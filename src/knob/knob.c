@@ -294,7 +294,8 @@ void knob_echo_text(FILE *f, const knob_cfg *c, const char *prefix)
  * echo so a run's JSON is byte-identical whatever the host settings. */
 static int host_only(const char *name)
 {
-    return !strcmp(name, "threads") || !strcmp(name, "omp_schedule") || !strcmp(name, "progress");
+    return !strcmp(name, "threads") || !strcmp(name, "omp_schedule") || !strcmp(name, "progress") ||
+           !strcmp(name, "fast_forward");
 }
 
 void knob_echo_json(base_json *j, const knob_cfg *c)

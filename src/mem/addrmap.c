@@ -5,15 +5,20 @@
 
 #include <string.h>
 
+/* One contiguous run of mask bits per step: address maps have a handful of runs, and this
+ * is on every request's path. */
 uint64_t mem_pack_bits(uint64_t v, uint64_t mask)
 {
     uint64_t out = 0;
-    int k = 0;
-    for (int b = 0; b < 64; b++) {
-        if (mask >> b & 1) {
-            out |= (v >> b & 1) << k;
-            k++;
-        }
+    unsigned k = 0;
+    while (mask) {
+        unsigned lo = (unsigned)__builtin_ctzll(mask);
+        uint64_t rest = ~(mask >> lo);
+        unsigned n = rest ? (unsigned)__builtin_ctzll(rest) : 64 - lo;
+        uint64_t run = n >= 64 ? ~0ull : (1ull << n) - 1;
+        out |= ((v >> lo) & run) << k;
+        k += n;
+        mask = n + lo >= 64 ? 0 : mask & ~(run << lo);
     }
     return out;
 }

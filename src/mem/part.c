@@ -94,8 +94,27 @@ struct mem_part {
     mem_req ret;
     uint32_t last_borrower, shared, shared_limit; /* 0: unlimited */
     uint64_t now;             /* latest core cycle seen */
+    int quiet;                /* nothing below the L2: DRAM cycles are only counted (lag) */
+    uint64_t lag;             /* DRAM cycles counted but not yet given to the DRAM */
     stat_block st;
 };
+
+/* Hands the DRAM the idle cycles counted while quiet; every DRAM access goes through it. */
+static dram *dram_of(const mem_part *p)
+{
+    mem_part *m = (mem_part *)p; /* the lag is a cache of the DRAM's own idle cycles */
+    if (m->lag) {
+        dram_skip(m->d, m->lag);
+        m->lag = 0;
+    }
+    return m->d;
+}
+
+static void wake_dram_side(mem_part *p)
+{
+    dram_of(p);
+    p->quiet = 0;
+}
 
 static void tq_init(tq *q, uint32_t cap)
 {
@@ -355,6 +374,7 @@ static void bypass_l2(mem_part *p, sub *u)
     mem_req r = mem_q_pop(&u->in);
     r.loc = MEM_AT_L2_MSHR;
     mem_q_push(&u->to_dram, &r);
+    wake_dram_side(p);
 }
 
 static void after_write(mem_part *p, sub *u, mem_req *r, const cache_result *res, uint64_t now)
@@ -404,11 +424,12 @@ static void access_l2(mem_part *p, sub *u, uint64_t now)
 }
 
 /* Step 3: the sectors of the oldest miss-queue unit, while L2->DRAM has room. */
-static void move_unit(sub *u)
+static void move_unit(mem_part *p, sub *u)
 {
     mem_q *q = &u->missq.q;
     if (mem_q_empty(q))
         return;
+    wake_dram_side(p);
     uint64_t unit = u->missq.t[q->head];
     while (!mem_q_empty(q) && u->missq.t[q->head] == unit && !mem_q_full(&u->to_dram)) {
         mem_req r = mem_q_pop(q);
@@ -423,7 +444,7 @@ static void l2_sub_cycle(mem_part *p, sub *u, uint64_t now)
         reply(p, u, &r, now, 0);
     }
     from_dram(p, u, now);
-    move_unit(u);
+    move_unit(p, u);
     access_l2(p, u, now);
     if (tq_ready(&u->rop, now) && !mem_q_full(&u->in)) {
         mem_req r = mem_q_pop(&u->rop.q);
@@ -515,9 +536,24 @@ static void arbitrate(mem_part *p, uint64_t now)
     }
 }
 
+/* Nothing below the L2 and nothing on its way there: the DRAM cycle only counts itself. */
+static int dram_side_idle(const mem_part *p)
+{
+    if (p->have_ret || !mem_q_empty(&p->latq.q) || dram_wake(p->d) != UINT64_MAX)
+        return 0;
+    for (uint32_t i = 0; i < p->n_sub; i++)
+        if (!mem_q_empty(&p->s[i].to_dram))
+            return 0;
+    return 1;
+}
+
 void mem_part_dram_cycle(mem_part *p, uint64_t core_cycle)
 {
     p->now = core_cycle;
+    if (p->quiet) {
+        p->lag++;
+        return;
+    }
     dram_return(p);
     dram_cycle(p->d);
     arbitrate(p, core_cycle);
@@ -525,6 +561,7 @@ void mem_part_dram_cycle(mem_part *p, uint64_t core_cycle)
         mem_req r = mem_q_pop(&p->latq.q);
         dram_push(p->d, &r);
     }
+    p->quiet = dram_side_idle(p);
 }
 
 const mem_req *mem_part_reply_peek(const mem_part *p, uint32_t sub_i)
@@ -551,12 +588,55 @@ int mem_part_busy(const mem_part *p)
     return p->have_ret || !mem_q_empty(&p->latq.q) || dram_busy(p->d);
 }
 
+/* Only the ROP delay line and the MSHRs (waiting on DRAM) may hold requests. */
+static int sub_waiting_only(const sub *u)
+{
+    return mem_q_empty(&u->in) && mem_q_empty(&u->missq.q) && mem_q_empty(&u->to_dram) &&
+           mem_q_empty(&u->from_dram) && mem_q_empty(&u->ready) && mem_q_empty(&u->out);
+}
+
+int mem_part_wake(const mem_part *p, uint64_t *core_t, uint64_t *dram_t)
+{
+    *core_t = *dram_t = UINT64_MAX;
+    if (p->have_ret)
+        return -1;
+    for (uint32_t i = 0; i < p->n_sub; i++) {
+        const sub *u = &p->s[i];
+        if (!sub_waiting_only(u))
+            return -1;
+        if (!mem_q_empty(&u->rop.q) && u->rop.t[u->rop.q.head] < *core_t)
+            *core_t = u->rop.t[u->rop.q.head];
+    }
+    if (!mem_q_empty(&p->latq.q) && p->latq.t[p->latq.q.head] < *core_t)
+        *core_t = p->latq.t[p->latq.q.head];
+    *dram_t = dram_wake(dram_of(p));
+    if (*dram_t == dram_now(p->d))
+        return -1;
+    return 0;
+}
+
+void mem_part_skip(mem_part *p, uint64_t dram_calls) { dram_skip(dram_of(p), dram_calls); }
+void mem_part_set_now(mem_part *p, uint64_t core_cycle) { p->now = core_cycle; }
+
 void mem_part_prefill(mem_part *p, uint32_t sub_i, uint64_t addr)
 {
     sub *u = sub_at(p, sub_i);
     if (u->l2)
         cache_prefill(u->l2, cache_line_addr(u->l2, addr), (uint8_t)(1u << cache_sector_of(addr)),
                       p->now);
+}
+
+void mem_part_prefill_block(mem_part *p, uint32_t sub_i, uint64_t addr, uint8_t mask)
+{
+    sub *u = sub_at(p, sub_i);
+    uint64_t base = addr & ~(uint64_t)127;
+    if (u->l2 && cache_line_addr(u->l2, base) == cache_line_addr(u->l2, base + 127)) {
+        cache_prefill(u->l2, cache_line_addr(u->l2, base), mask, p->now);
+        return;
+    }
+    for (unsigned i = 0; i < 4; i++)
+        if (mask >> i & 1)
+            mem_part_prefill(p, sub_i, base + 32 * i);
 }
 
 uint32_t mem_part_flush_l2(mem_part *p)
@@ -577,7 +657,7 @@ uint32_t mem_part_flush_l2(mem_part *p)
 }
 
 cache *mem_part_l2(mem_part *p, uint32_t sub_i) { return sub_at(p, sub_i)->l2; }
-dram *mem_part_dram(mem_part *p) { return p->d; }
+dram *mem_part_dram(mem_part *p) { return dram_of(p); }
 stat_block *mem_part_stats(mem_part *p) { return &p->st; }
 
 static const char *const op_names[] = {"read", "write", "atomic"};
@@ -614,6 +694,6 @@ void mem_part_diagnose(const mem_part *p, FILE *f)
     }
     print_oldest(f, "dram latency q", &p->latq.q, p->latq.t);
     fprintf(f, "    held dram return: %s; shared credits %u/%u; dram queue %u, busy %d\n",
-            p->have_ret ? "yes" : "no", p->shared, p->shared_limit, dram_queue_len(p->d),
-            dram_busy(p->d));
+            p->have_ret ? "yes" : "no", p->shared, p->shared_limit, dram_queue_len(dram_of(p)),
+            dram_busy(dram_of(p)));
 }

@@ -41,8 +41,19 @@ const mem_req *mem_part_reply_peek(const mem_part *p, uint32_t sub);
 mem_req mem_part_reply_pop(mem_part *p, uint32_t sub);
 int mem_part_busy(const mem_part *p);
 
+/* Fast-forward. mem_part_wake: -1 when the partition may act at its next clock edge;
+ * otherwise 0 with the core cycle at which a timed queue's head becomes ready (*core_t) and
+ * the DRAM command-clock value at which the DRAM acts (*dram_t), each UINT64_MAX for never
+ * (without new input). mem_part_skip: that many idle DRAM-clock calls at once. */
+int mem_part_wake(const mem_part *p, uint64_t *core_t, uint64_t *dram_t);
+void mem_part_skip(mem_part *p, uint64_t dram_calls);
+void mem_part_set_now(mem_part *p, uint64_t core_cycle); /* as the skipped edges would */
+
 /* memcpy L2 prefill of one sector (owner applies the truncation rule). */
 void mem_part_prefill(mem_part *p, uint32_t sub, uint64_t addr);
+/* The same for the sectors `mask` (bit i: addr's 128-byte block + 32 i), in sector order;
+ * one lookup when the L2 line is that block. */
+void mem_part_prefill_block(mem_part *p, uint32_t sub, uint64_t addr, uint8_t mask);
 /* Kernel end with flush_l2_per_kernel: writes back and invalidates (returns DRAM writes).
  * As in GPGPU-Sim the flush takes no time and sends no DRAM traffic; the dirty sectors are
  * counted (stat flush_writebacks) and returned. */

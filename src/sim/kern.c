@@ -24,13 +24,25 @@ static void memcpy_apply(sim *g, const trace_cmd *c)
 {
     if (!g->k.memcpy_l2_prefill)
         return;
+    /* sectors of one 128-byte block that map to the same slice go in one call */
+    uint64_t blk = UINT64_MAX;
+    uint32_t bsub = 0;
+    uint8_t mask = 0;
     for (uint64_t off = 0; off < c->bytes; off += MEM_SECTOR) {
         uint64_t a = c->addr + off;
         if (g->k.memcpy_truncate_32bit)
             a = (uint32_t)a;
         uint32_t sub = mem_map_sub_partition(&g->map, a);
-        mem_part_prefill(g->part[sub / g->n_sub], sub % g->n_sub, a & ~(uint64_t)31);
+        if (mask && (a >> 7 != blk || sub != bsub || (mask >> cache_sector_of(a)) & 1)) {
+            mem_part_prefill_block(g->part[bsub / g->n_sub], bsub % g->n_sub, blk << 7, mask);
+            mask = 0;
+        }
+        blk = a >> 7;
+        bsub = sub;
+        mask |= (uint8_t)(1u << cache_sector_of(a));
     }
+    if (mask)
+        mem_part_prefill_block(g->part[bsub / g->n_sub], bsub % g->n_sub, blk << 7, mask);
 }
 
 static int running(const sim *g, uint64_t *stream_busy, uint64_t stream)
@@ -192,6 +204,7 @@ static int issue_to(sim *g, uint32_t s, base_err *e)
         }
         sm_kernel_decode(&rk->kk, &g->k);
         sm_cta_launch(m, &rk->kk, g->cycle);
+        sim_mark_active(g, s);
         rk->issued++;
         g->moved++;
         return 1;
@@ -200,8 +213,21 @@ static int issue_to(sim *g, uint32_t s, base_err *e)
 }
 
 /* Every core cycle each SM may receive one CTA, SMs visited in the placement order. */
+/* A kernel past its launch latency with CTAs left to read. */
+static int any_to_issue(const sim *g)
+{
+    for (size_t i = 0; i < g->nrk; i++)
+        if (g->rk[i].state == RK_RUN && !g->rk[i].eof && g->cycle >= g->rk[i].first_cta)
+            return 1;
+    return 0;
+}
+
 int sim_issue_ctas(sim *g, base_err *e)
 {
+    if (!any_to_issue(g)) {
+        kernels_end(g);
+        return 0;
+    }
     uint32_t first = g->place->first(g->last_sm, g->n_sm);
     for (uint32_t i = 0; i < g->n_sm; i++) {
         uint32_t s = (first + i) % g->n_sm;

@@ -47,6 +47,7 @@ sim *sim_new(const knobs *k, base_err *e)
     g->period[CLK_DRAM] = period_fs(k->clock_dram_mhz);
     g->prog = base_calloc(g->n_sm, sizeof *g->prog);
     g->active = base_calloc(g->n_sm, sizeof *g->active);
+    g->maybe_active = base_calloc((g->n_sm + 63) / 64, sizeof *g->maybe_active);
     g->last_sm = g->n_sm - 1;
     return g;
 }
@@ -70,10 +71,12 @@ void sim_free(sim *g)
     if (g->pending_tk)
         trace_kernel_close(g->pending_tk);
     free(g->done_by_uid);
+    sim_ff_free(g);
     free(g->sm);
     free(g->part);
     free(g->prog);
     free(g->active);
+    free(g->maybe_active);
     free(g);
 }
 
@@ -97,12 +100,15 @@ static unsigned next_edges(sim *g)
 
 static void replies_to_sms(sim *g)
 {
+    if (!icnt_subnet_busy(g->net, ICNT_REP))
+        return;
     for (uint32_t s = 0; s < g->n_sm; s++) {
         const mem_req *r = icnt_peek(g->net, ICNT_REP, s);
         if (r && sm_inbound_room(g->sm[s])) {
             mem_req x = icnt_pop(g->net, ICNT_REP, s);
             x.loc = MEM_AT_SM_REPLY;
             sm_inbound_push(g->sm[s], &x);
+            sim_mark_active(g, s);
             g->moved++;
         }
     }
@@ -142,13 +148,29 @@ static void icnt_to_parts(sim *g)
 
 /* ---- phase B ----------------------------------------------------------------------------- */
 
-static void sms_cycle(sim *g)
+/* SMs that may be active: set when a CTA or a reply arrives, cleared when found idle, so
+ * idle SMs cost nothing per cycle; the list stays in SM index order. */
+static void collect_active(sim *g)
 {
     uint32_t n = 0;
-    for (uint32_t i = 0; i < g->n_sm; i++)
-        if (sm_active(g->sm[i]))
-            g->active[n++] = i;
+    for (uint32_t wd = 0; wd < (g->n_sm + 63) / 64; wd++) {
+        uint64_t bits = g->maybe_active[wd];
+        while (bits) {
+            uint32_t i = wd * 64 + (uint32_t)__builtin_ctzll(bits);
+            bits &= bits - 1;
+            if (sm_active(g->sm[i]))
+                g->active[n++] = i;
+            else
+                g->maybe_active[wd] &= ~(1ull << (i % 64));
+        }
+    }
     g->nactive = n;
+}
+
+static void sms_cycle(sim *g)
+{
+    collect_active(g);
+    uint32_t n = g->nactive;
 #ifdef _OPENMP
     if (g->k.threads > 1 && n > 1) {
         if (g->k.omp_schedule == 1) {
@@ -269,6 +291,7 @@ int sim_run(sim *g, const trace_list *l, sim_result *r, FILE *diag, FILE *progre
         }
         if (!core)
             continue;
+        int moved = g->moved != 0;
         if (watchdog(g, e, diag)) {
             rc = -1;
             break;
@@ -279,11 +302,13 @@ int sim_run(sim *g, const trace_list *l, sim_result *r, FILE *diag, FILE *progre
         }
         if (progress && (g->cycle & 1023) == 0)
             sim_progress(g, 0);
+        sim_ff_after_core(g, moved);
     }
     if (progress)
         sim_progress(g, 1);
     sim_finish_kernels(g);
     r->wall_s = sim_wall() - g->t0;
+    r->ff_cycles = g->ff_skipped;
     sim_totals_init(&r->total);
     sim_snapshot(g, &r->total);
     r->n_sm = g->n_sm;

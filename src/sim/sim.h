@@ -51,6 +51,7 @@ typedef struct sim_result {
     uint32_t n_sm, n_sub, n_chan;
     int stopped;             /* 1: max_cycles / max_insts ended the run early */
     double wall_s;           /* not part of any deterministic output */
+    uint64_t ff_cycles;      /* core cycles fast-forwarded (host-side figure, like wall_s) */
 } sim_result;
 
 typedef struct sim sim;

@@ -32,6 +32,7 @@ struct sim {
     uint64_t cycle;                        /* core cycles */
     int *prog;
     uint32_t *active, nactive;
+    uint64_t *maybe_active;  /* bitmap: SMs that may have work (sim_mark_active) */
     const sim_place_ops *place;
     uint32_t last_sm;
     /* kernels */
@@ -42,6 +43,10 @@ struct sim {
     size_t nrk;
     uint64_t *done_by_uid;
     uint64_t ctas_total_est, ctas_done_all;
+    /* fast-forward (ff.c) */
+    int ff_armed;              /* this core cycle is a probe: SM statistics saved */
+    stat_block *ff_snap;
+    uint64_t ff_skipped;       /* core cycles jumped over */
     /* watchdog */
     uint64_t moved, last_progress_cycle;
     /* progress line */
@@ -51,12 +56,20 @@ struct sim {
     base_err *err;
 };
 
+static inline void sim_mark_active(sim *g, uint32_t s)
+{
+    g->maybe_active[s / 64] |= 1ull << (s % 64);
+}
+
 /* kern.c */
 int sim_kernels_advance(sim *g, base_err *e);  /* launches what may launch; 0 or -1 */
 int sim_issue_ctas(sim *g, base_err *e);
 void sim_retire(sim *g);
 int sim_all_done(const sim *g);
 void sim_finish_kernels(sim *g);
+/* ff.c */
+void sim_ff_after_core(sim *g, int moved);  /* moved: anything moved in the cycle just run */
+void sim_ff_free(sim *g);
 /* report.c */
 void sim_snapshot(sim *g, sim_totals *t);
 void sim_totals_sub(sim_totals *d, const sim_totals *a, const sim_totals *b);

@@ -300,3 +300,42 @@ void sm_issue_cycle(sm *s, uint64_t now)
     for (uint32_t i = 0; i < s->nsub; i++)
         schedule(s, &s->sub[i], now);
 }
+
+/* ---- fast-forward ------------------------------------------------------------------------ */
+
+/* A warp's next cycle of its own: UINT64_MAX when only a reply or another warp can move it
+ * (barrier, membar, a scoreboard hazard on a register a load or an event will release),
+ * `now` when it may fetch or issue. */
+static uint64_t warp_wake(const sm *s, uint32_t w, uint64_t now)
+{
+    const sm_warp *x = &s->w[w];
+    if (x->state != SM_W_ACTIVE)
+        return UINT64_MAX;
+    if (!x->ib_n)
+        return x->pos < x->end ? now : UINT64_MAX;
+    if (x->ib_t > now)
+        return x->ib_t;
+    const trace_dinst *di = sm_warp_dinst(s, w, x->pos);
+    const sm_inst *d = &sm_warp_kernel(s, w)->insts[di->sidx];
+    if (d->op == SM_OP_MEMBAR && x->stores)
+        return UINT64_MAX;
+    return hazard(x, d) ? UINT64_MAX : now;
+}
+
+uint64_t sm_next_wake(const sm *s, uint64_t now)
+{
+    if (s->in.n || s->out.n || s->busy || s->lq_n)
+        return now;
+    uint64_t t = s->nev ? s->ev[0].t : UINT64_MAX;
+    if (t <= now)
+        return now;
+    for (uint32_t i = 0; i < s->ncta_max; i++)
+        if (s->cta[i].used && s->cta[i].live == 0)
+            return now; /* retires this cycle */
+    for (uint32_t w = 0; w < s->nwarps_max && t > now; w++) {
+        uint64_t x = warp_wake(s, w, now);
+        if (x < t)
+            t = x;
+    }
+    return t;
+}

@@ -102,6 +102,10 @@ int sm_active(const sm *s);  /* anything resident or in flight */
 
 /* Phase B: one core cycle. Returns 1 if it made progress (issued, moved or retired). */
 int sm_cycle(sm *s, uint64_t now);
+/* Fast-forward: the first cycle >= now at which sm_cycle may change more than its per-cycle
+ * statistics, assuming no reply arrives (UINT64_MAX: only a reply can wake it). Until then
+ * every sm_cycle adds the same statistics as the one before. */
+uint64_t sm_next_wake(const sm *s, uint64_t now);
 
 /* Queues to the memory system. */
 mem_q *sm_outbound(sm *s);          /* requests to the interconnect (drained in phase C) */
