@@ -121,8 +121,9 @@ TEST(sim_ref_vectoradd100_sm61) { check_case(&CASES[2]); }
 TEST(sim_ref_matrixmul32_sm61) { check_case(&CASES[3]); }
 TEST(sim_ref_vecadd_sm61) { check_case(&CASES[4]); }
 
-/* The JSON of a whole run is byte-identical for 1, 2 and 4 threads and both OpenMP
- * schedules: every shared trace (with its reference config) and every bundled synth sample. */
+/* The JSON of a whole run is byte-identical cycle by cycle (fast_forward=0) and with the
+ * fast-forward, for 1, 2 and 4 threads and both OpenMP schedules: every shared trace (with
+ * its reference config) and every bundled synth sample. */
 static void same_json(const char *trace, const char *cfgdir)
 {
     char cfg[600] = "";
@@ -130,9 +131,9 @@ static void same_json(const char *trace, const char *cfgdir)
         snprintf(cfg, sizeof cfg, "--config=%s/gpgpusim.config --config=%s/trace.config "
                  "--kernel_launch_latency=0", cfgdir, cfgdir);
     char *first = NULL;
-    const char *runs[4] = {"--threads=1", "--threads=2", "--threads=4",
-                           "--threads=4 --omp_schedule=dynamic"};
-    for (int i = 0; i < 4; i++) {
+    const char *runs[] = {"--fast_forward=0", "--threads=1", "--threads=2", "--threads=4",
+                          "--threads=4 --omp_schedule=dynamic"};
+    for (int i = 0; i < (int)BASE_ARRAY_LEN(runs); i++) {
         char out[512];
         snprintf(out, sizeof out, "%s/det-%d.json", test_tmpdir(), i);
         test_proc p = test_lockstep("run %s %s --stats-json=%s %s", cfg, runs[i], out, trace);

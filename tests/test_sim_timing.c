@@ -5,6 +5,10 @@
  *   (CTA placed at the end of cycle 0, fetched in cycle 1); gpu_sim_cycle counts the cycles
  *   from launch to the cycle the last CTA retired, both included. */
 #include "sim_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "test.h"
 
 static uint64_t run_cycles(su_kernel *k, const knob_cfg *c, sim_result *r)
@@ -236,6 +240,39 @@ TEST(sim_pchase_dram_latency)
     knob_free(&c);
 }
 
+static char *totals_text(const sim_result *r)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    sim_print_totals(f, r);
+    fclose(f);
+    return buf;
+}
+
+/* The fast-forward jumps over most of a DRAM-bound pointer chase, and every statistic equals
+ * the cycle-by-cycle run's (the shared traces and samples are compared in test_sim_ref.c). */
+TEST(sim_fast_forward_is_exact)
+{
+    knob_cfg c;
+    su_knobs(&c);
+    sim_result r0, r1;
+    c.v.fast_forward = 0;
+    uint64_t a = pchase(&c, 40, 1, 1 << 20, &r0);
+    c.v.fast_forward = 1;
+    uint64_t b = pchase(&c, 40, 1, 1 << 20, &r1);
+    CHECK_EQ(a, b);
+    CHECK_EQ(r0.ff_cycles, 0);
+    CHECK(r1.ff_cycles > a / 2);
+    char *t0 = totals_text(&r0), *t1 = totals_text(&r1);
+    CHECK(strcmp(t0, t1) == 0);
+    free(t0);
+    free(t1);
+    sim_result_free(&r0);
+    sim_result_free(&r1);
+    knob_free(&c);
+}
+
 /* A configuration where nothing can move for longer than the watchdog allows (a DRAM latency
  * far beyond watchdog_cycles): the run must stop with exit 1 and say what waits for what and
  * where the outstanding request sits, not spin on. */
@@ -261,6 +298,11 @@ TEST(sim_watchdog_diagnoses_deadlock)
     CHECK_HAS(p.err, "warp 0");
     CHECK_HAS(p.err, "1 loads outstanding");
     CHECK_HAS(p.err, "dram latency");
+    /* the fast-forward stops at the same cycle and leaves the same state */
+    test_proc q = test_lockstep("run --kernel_launch_latency=0 --dram_latency=100000 "
+                                "--watchdog_cycles=500 --fast_forward=0 %s", k.dir);
+    CHECK_EQ(q.status, 1);
+    CHECK(strcmp(p.err, q.err) == 0);
     su_rmdir(k.dir);
 }
 
