@@ -131,8 +131,13 @@ static void parts_to_icnt(sim *g)
     }
 }
 
+/* Requests leave the interconnect into their sub-partitions' ROP queues. This commutes with
+ * the DRAM cycle of the same edge (which touches neither the ROP nor the L2 input queue), so
+ * it runs first and the partition cycles can all run together in phase B. */
 static void icnt_to_parts(sim *g)
 {
+    if (!icnt_subnet_busy(g->net, ICNT_REQ))
+        return;
     for (uint32_t i = 0; i < g->n_sub_total; i++) {
         mem_part *p = g->part[i / g->n_sub];
         const mem_req *r = icnt_peek(g->net, ICNT_REQ, i);
@@ -142,8 +147,6 @@ static void icnt_to_parts(sim *g)
             g->moved++;
         }
     }
-    for (uint32_t c = 0; c < g->n_chan; c++)
-        mem_part_l2_cycle(g->part[c], g->cycle);
 }
 
 /* ---- phase B ----------------------------------------------------------------------------- */
@@ -167,26 +170,47 @@ static void collect_active(sim *g)
     g->nactive = n;
 }
 
-static void sms_cycle(sim *g)
+/* Task i of phase B: the first n_chan are memory channels (their DRAM cycle, then their L2
+ * cycle, as the edges in `m` ask), the rest the active SMs. Each task writes only its own
+ * unit, so any thread may run it. */
+static void run_task(sim *g, uint32_t i, unsigned m)
 {
-    collect_active(g);
-    uint32_t n = g->nactive;
+    uint32_t nc = (m & (1u << CLK_DRAM | 1u << CLK_L2)) ? g->n_chan : 0;
+    if (i < nc) {
+        if (m & 1u << CLK_DRAM)
+            mem_part_dram_cycle(g->part[i], g->cycle);
+        if (m & 1u << CLK_L2)
+            mem_part_l2_cycle(g->part[i], g->cycle);
+        return;
+    }
+    uint32_t s = g->active[i - nc];
+    g->prog[s] = sm_cycle(g->sm[s], g->cycle);
+}
+
+static void phase_b(sim *g, unsigned m)
+{
+    if (m & 1u << CLK_CORE)
+        collect_active(g);
+    else
+        g->nactive = 0;
+    uint32_t nc = (m & (1u << CLK_DRAM | 1u << CLK_L2)) ? g->n_chan : 0;
+    uint32_t n = nc + g->nactive;
 #ifdef _OPENMP
-    if (g->k.threads > 1 && n > 1) {
+    if (g->k.threads > 1 && g->nactive > 1) {
         if (g->k.omp_schedule == 1) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads((int)g->k.threads)
             for (uint32_t i = 0; i < n; i++)
-                g->prog[g->active[i]] = sm_cycle(g->sm[g->active[i]], g->cycle);
+                run_task(g, i, m);
         } else {
 #pragma omp parallel for schedule(static) num_threads((int)g->k.threads)
             for (uint32_t i = 0; i < n; i++)
-                g->prog[g->active[i]] = sm_cycle(g->sm[g->active[i]], g->cycle);
+                run_task(g, i, m);
         }
         return;
     }
 #endif
     for (uint32_t i = 0; i < n; i++)
-        g->prog[g->active[i]] = sm_cycle(g->sm[g->active[i]], g->cycle);
+        run_task(g, i, m);
 }
 
 /* ---- phase C ----------------------------------------------------------------------------- */
@@ -214,7 +238,6 @@ static void sms_to_icnt(sim *g)
 
 static int core_cycle(sim *g, base_err *e)
 {
-    sms_cycle(g);
     sms_to_icnt(g);
     sim_retire(g);
     if (sim_kernels_advance(g, e) || sim_issue_ctas(g, e))
@@ -260,11 +283,9 @@ static int step(sim *g, base_err *e)
         replies_to_sms(g);
     if (m & 1u << CLK_ICNT)
         parts_to_icnt(g);
-    if (m & 1u << CLK_DRAM)
-        for (uint32_t c = 0; c < g->n_chan; c++)
-            mem_part_dram_cycle(g->part[c], g->cycle);
     if (m & 1u << CLK_L2)
         icnt_to_parts(g);
+    phase_b(g, m);
     if (m & 1u << CLK_ICNT)
         icnt_cycle(g->net);
     if (m & 1u << CLK_CORE)
