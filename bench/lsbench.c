@@ -1,0 +1,1121 @@
+/*
+ * lsbench: the simulation-speed benchmark of `lockstep run` (issue 5). Run by `make bench`;
+ * never part of `make check`, because wall-clock figures depend on the host.
+ *
+ * Every run is a child process (fork/execv), so the figures include start-up and trace
+ * reading exactly as a user sees them, and wait4's rusage gives CPU time and peak RSS
+ * without instrumenting the simulator. Each workload x thread count is repeated and the
+ * median reported, because a shared 2-core host is noisy. The statistics of every run are
+ * compared with the first one: results must not depend on the thread count, so the
+ * benchmark doubles as a determinism check.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { MAX_THREADS = 32, MAX_EXTRA = 32, MAX_ARGV = 64, MAX_NOTES = 32, NOTE_LEN = 320 };
+enum { CFG_LEN = PATH_MAX + 64, LABEL_LEN = 128 };
+
+/* Shortest time we divide by: runs faster than the clock's useful resolution. */
+static const double MIN_SECONDS = 1e-6;
+
+/* An Accel-Sim simulation rate to compare with. */
+struct accel_ref {
+    const char *name;  /* reference run, or the paper */
+    double warp_insts; /* 0: the paper's figure, a rate only */
+    double user_s;
+    double rate;       /* warp instructions per user CPU second */
+    double rss_mb;     /* 0: not recorded */
+};
+
+/*
+ * Facts from ../shared/reference/README.md, section "Accel-Sim simulation rate and memory":
+ * single-threaded Accel-Sim (accel-sim-framework 73f9fac, release build), user CPU seconds
+ * and peak RSS from /usr/bin/time -v on the same kind of 2-core machine (the README says
+ * treat them as +-30%). The rate is gpgpu_n_tot_w_icount / user seconds, as there.
+ */
+static const struct accel_ref ACCEL_REFS[] = {
+    {"vectoradd_sm80_RTX3070", 26601, 2.20, 26601 / 2.20, 249},
+    {"ffma_sm90as86_RTX3070", 1328, 1.08, 1328 / 1.08, 188},
+    {"vectoradd100_sm61_TITANX", 344, 0.13, 344 / 0.13, 70},
+    {"vectoradd100_gtx1080_reconstructed", 344, 0.04, 344 / 0.04, 49},
+    {"matrixmul32_sm61_TITANX", 4416, 0.20, 4416 / 0.20, 72},
+    {"vecadd_sm61_TITANX", 71974, 5.86, 71974 / 5.86, 142},
+};
+
+/* The same README quotes the Accel-Sim paper (ISCA 2020) for its trace-driven mode; the
+ * synth samples have no recorded Accel-Sim run, so they are compared with this. */
+static const struct accel_ref PAPER_REF = {"Accel-Sim paper (ISCA 2020)", 0, 0, 12500, 0};
+
+/* The shared traces with the config each reference rate was measured with ("Runs" in the
+ * same README). Default launch latency: the rates are for those exact runs, not *_nolat. */
+struct shared_trace {
+    const char *trace;
+    const char *cfg_dir;
+    bool trace_config; /* the reconstructed GTX1080 config holds the trace options itself */
+    const char *ref;
+};
+
+static const struct shared_trace SHARED_TRACES[] = {
+    {"vectoradd_sm80_v5", "SM86_RTX3070", true, "vectoradd_sm80_RTX3070"},
+    {"ffma_sm90_v5", "SM86_RTX3070", true, "ffma_sm90as86_RTX3070"},
+    {"vectoradd100_sm61_v4", "SM6_TITANX", true, "vectoradd100_sm61_TITANX"},
+    {"vectoradd100_sm61_v4", "GTX1080_microgpusim_reconstructed", false,
+     "vectoradd100_gtx1080_reconstructed"},
+    {"matrixmul32_sm61_v4", "SM6_TITANX", true, "matrixmul32_sm61_TITANX"},
+    {"vecadd_sm61_v3", "SM6_TITANX", true, "vecadd_sm61_TITANX"},
+};
+
+struct opts {
+    int repeats;
+    int threads[MAX_THREADS];
+    int n_threads;
+    const char *json;
+    const char *bin;
+    const char *shared;
+    const char *only;
+    bool native;
+    char *extra[MAX_EXTRA]; /* pieces of --extra, split at blanks */
+    int n_extra;
+};
+
+struct workload {
+    char label[LABEL_LEN];
+    char trace[PATH_MAX];
+    char cfg[2][CFG_LEN]; /* "--config=FILE" arguments */
+    int n_cfg;
+    const struct accel_ref *ref;
+    int source;  /* a native copy: index of the workload it was converted from, or -1 */
+    char *stats; /* statistics of its first good run: what every other run must print */
+};
+
+struct sample {
+    double wall, user, sys;
+    long rss_kb;
+};
+
+struct row {
+    int w, threads, n; /* n: good samples */
+    struct sample *s;
+    uint64_t winsts, cycles;
+    bool failed;
+    double wall, cpu; /* medians */
+    long rss_kb;      /* maximum */
+    double speedup, x_accel, rss_ratio; /* NAN: not applicable */
+};
+
+struct bench {
+    struct opts o;
+    char tmpdir[64];
+    char out_path[PATH_MAX], err_path[PATH_MAX];
+    struct workload *wl;
+    int n_wl, cap_wl;
+    struct row *rows;
+    int n_rows;
+    int errors;
+    char notes[MAX_NOTES][NOTE_LEN];
+    int n_notes;
+    char cpu_model[128], date[64], git[64], command[1024];
+    long cores;
+    double load_start, load_end; /* 1-minute load average: others' work skews the timings */
+};
+
+/* ---------------------------------------------------------------- small helpers */
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "lsbench: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+static double clamp_s(double s)
+{
+    return s < MIN_SECONDS ? MIN_SECONDS : s;
+}
+
+static double tv_s(struct timeval tv)
+{
+    return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Notes (skipped workloads, missing features) go on stdout before the table and into the
+ * JSON, so a reader of either sees what was not measured. */
+static void note(struct bench *b, const char *fmt, ...)
+{
+    char buf[NOTE_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    printf("note: %s\n", buf);
+    fflush(stdout);
+    if (b->n_notes < MAX_NOTES)
+        snprintf(b->notes[b->n_notes++], NOTE_LEN, "%s", buf);
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0, got;
+    char *buf = xmalloc(cap + 1);
+    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            char *bigger = realloc(buf, 2 * cap + 1);
+            if (!bigger) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = bigger;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* ---------------------------------------------------------------- options */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: build/lsbench [OPTIONS]       (normally: make bench BENCHFLAGS=\"...\")\n"
+        "\n"
+        "Times `lockstep run` on every shared Accel-Sim trace (with the config its Accel-Sim\n"
+        "reference rate was measured with) and every bundled sample, at each thread count;\n"
+        "prints a markdown table and writes JSON. Exit status 1 when a run fails or the\n"
+        "statistics differ between runs, 2 on a usage error.\n"
+        "\n"
+        "  --repeats N       runs per workload and thread count; medians reported (default 5)\n"
+        "  --threads LIST    thread counts, e.g. 1,2,4 (default: 1, 2, 4, ... up to the\n"
+        "                    online cores, plus the core count itself)\n"
+        "  --json FILE       JSON output (default bench/results.json)\n"
+        "  --bin PATH        the simulator (default build/lockstep)\n"
+        "  --shared DIR      shared data (default $LOCKSTEP_SHARED or ../shared)\n"
+        "  --only SUBSTR     only workloads whose label contains SUBSTR\n"
+        "  --native          also run a copy of each trace converted with\n"
+        "                    `lockstep trace convert --to native` (skipped if unsupported)\n"
+        "  --extra ARGS      more arguments for every run, split at blanks; repeatable\n"
+        "                    (e.g. --extra=--fast_forward=0)\n"
+        "  --help            this text\n");
+}
+
+static int parse_threads(struct opts *o, const char *list)
+{
+    o->n_threads = 0;
+    for (const char *p = list; *p;) {
+        char *end;
+        long t = strtol(p, &end, 10);
+        if (end == p || t < 1 || t > 1024 || o->n_threads == MAX_THREADS)
+            return -1;
+        o->threads[o->n_threads++] = (int)t;
+        p = end + strspn(end, ", ");
+    }
+    return o->n_threads ? 0 : -1;
+}
+
+/* Powers of two up to the core count, plus the core count itself: the speedup curve a
+ * user of this host can get. */
+static void default_threads(struct opts *o, long cores)
+{
+    o->n_threads = 0;
+    for (long t = 1; t <= cores && o->n_threads < MAX_THREADS - 1; t *= 2)
+        o->threads[o->n_threads++] = (int)t;
+    if (o->threads[o->n_threads - 1] != cores)
+        o->threads[o->n_threads++] = (int)cores;
+}
+
+static int add_extra(struct opts *o, char *args)
+{
+    for (char *tok = strtok(args, " \t"); tok; tok = strtok(NULL, " \t")) {
+        if (o->n_extra == MAX_EXTRA)
+            return -1;
+        o->extra[o->n_extra++] = tok;
+    }
+    return 0;
+}
+
+/* Accepts --name=value and --name value. Returns the value or NULL when absent. */
+static char *opt_value(int argc, char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) != 0)
+        return NULL;
+    if (argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    if (argv[*i][n] == '\0' && *i + 1 < argc)
+        return argv[++*i];
+    return NULL;
+}
+
+static int parse_one(struct opts *o, int argc, char **argv, int *i)
+{
+    char *v;
+    if ((v = opt_value(argc, argv, i, "--repeats"))) {
+        o->repeats = atoi(v);
+        return o->repeats >= 1 ? 0 : -1;
+    }
+    if ((v = opt_value(argc, argv, i, "--threads")))
+        return parse_threads(o, v);
+    if ((v = opt_value(argc, argv, i, "--json")))
+        return o->json = v, 0;
+    if ((v = opt_value(argc, argv, i, "--bin")))
+        return o->bin = v, 0;
+    if ((v = opt_value(argc, argv, i, "--shared")))
+        return o->shared = v, 0;
+    if ((v = opt_value(argc, argv, i, "--only")))
+        return o->only = v, 0;
+    if ((v = opt_value(argc, argv, i, "--extra")))
+        return add_extra(o, v);
+    if (strcmp(argv[*i], "--native") == 0)
+        return o->native = true, 0;
+    return -1;
+}
+
+/* Returns 0 to go on, otherwise the exit status (0 after --help). */
+static int parse_opts(struct opts *o, int argc, char **argv, long cores, int *exit_code)
+{
+    const char *env = getenv("LOCKSTEP_SHARED");
+    *o = (struct opts){.repeats = 5, .json = "bench/results.json", .bin = "build/lockstep",
+                       .shared = env && *env ? env : "../shared"};
+    default_threads(o, cores);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return *exit_code = 0, -1;
+        }
+        if (parse_one(o, argc, argv, &i) != 0) {
+            fprintf(stderr, "lsbench: bad option or value: %s\n", argv[i]);
+            usage(stderr);
+            return *exit_code = 2, -1;
+        }
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- host facts */
+
+static void cpu_model(char *buf, size_t n)
+{
+    snprintf(buf, n, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) == 0 && colon) {
+            colon += strspn(colon + 1, " \t") + 1;
+            colon[strcspn(colon, "\n")] = '\0';
+            snprintf(buf, n, "%s", colon);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+/* The commit only (no --dirty: that refreshes the index, and others share this tree). */
+static void git_describe(char *buf, size_t n)
+{
+    snprintf(buf, n, "unknown");
+    FILE *p = popen("git describe --always --tags 2>/dev/null", "r");
+    if (!p)
+        return;
+    if (fgets(buf, (int)n, p))
+        buf[strcspn(buf, "\n")] = '\0';
+    else
+        snprintf(buf, n, "unknown");
+    pclose(p);
+}
+
+static double load_average(void)
+{
+    double load = NAN;
+    return getloadavg(&load, 1) == 1 ? load : NAN;
+}
+
+static void host_facts(struct bench *b)
+{
+    b->load_start = load_average();
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(b->date, sizeof b->date, "%Y-%m-%d %H:%M UTC", &tm);
+    cpu_model(b->cpu_model, sizeof b->cpu_model);
+    git_describe(b->git, sizeof b->git);
+}
+
+/* Taken before the options are parsed: --extra is split in place. */
+static void command_line(struct bench *b, int argc, char **argv)
+{
+    size_t used = 0;
+    for (int i = 0; i < argc && used < sizeof b->command; i++)
+        used += (size_t)snprintf(b->command + used, sizeof b->command - used, "%s%s",
+                                 i ? " " : "", argv[i]);
+}
+
+static void print_header(const struct bench *b)
+{
+    printf("host: %ld cores, %s, load average %.2f; %s; lockstep HEAD %s (working tree may "
+           "differ)\n", b->cores, b->cpu_model, b->load_start, b->date, b->git);
+    printf("command: %s (repeats %d; medians; bin %s)\n", b->command, b->o.repeats, b->o.bin);
+    fflush(stdout);
+}
+
+/* ---------------------------------------------------------------- child processes */
+
+static void child_exec(char *const argv[], const char *out, const char *err)
+{
+    int in = open("/dev/null", O_RDONLY);
+    int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (in < 0 || fo < 0 || fe < 0)
+        _exit(126);
+    dup2(in, 0);
+    dup2(fo, 1);
+    dup2(fe, 2);
+    execv(argv[0], argv);
+    fprintf(stderr, "lsbench: cannot execute %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+}
+
+/* Runs argv with stdout and stderr in files; fills the sample from wait4's rusage.
+ * Returns the wait status, or -1 when the child could not be started. */
+static int run_child(char *const argv[], const char *out, const char *err, struct sample *s)
+{
+    double t0 = now_s();
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0)
+        child_exec(argv, out, err);
+    int status;
+    struct rusage ru;
+    while (wait4(pid, &status, 0, &ru) < 0)
+        if (errno != EINTR)
+            return -1;
+    s->wall = now_s() - t0;
+    s->user = tv_s(ru.ru_utime);
+    s->sys = tv_s(ru.ru_stime);
+    s->rss_kb = ru.ru_maxrss;
+    return status;
+}
+
+static void describe_status(int status, char *buf, size_t n)
+{
+    if (status == -1)
+        snprintf(buf, n, "could not start");
+    else if (WIFSIGNALED(status))
+        snprintf(buf, n, "killed by signal %d", WTERMSIG(status));
+    else
+        snprintf(buf, n, "exit status %d", WEXITSTATUS(status));
+}
+
+/* The end of a failed run's stderr: the diagnosis is at the end. */
+static void show_stderr_tail(const char *err_path)
+{
+    char *text = read_file(err_path);
+    if (!text)
+        return;
+    size_t n = strlen(text), from = n > 2000 ? n - 2000 : 0;
+    while (from > 0 && text[from - 1] != '\n')
+        from++;
+    fprintf(stderr, "---- stderr (last %zu bytes) ----\n%s%s----\n", n - from, text + from,
+            n && text[n - 1] != '\n' ? "\n" : "");
+    free(text);
+}
+
+/* ---------------------------------------------------------------- workloads */
+
+static struct workload *new_workload(struct bench *b, const char *label, const char *trace)
+{
+    if (b->n_wl == b->cap_wl) {
+        b->cap_wl = b->cap_wl ? 2 * b->cap_wl : 16;
+        struct workload *bigger = realloc(b->wl, (size_t)b->cap_wl * sizeof *bigger);
+        if (!bigger) {
+            fprintf(stderr, "lsbench: out of memory\n");
+            exit(1);
+        }
+        b->wl = bigger;
+    }
+    struct workload *w = &b->wl[b->n_wl++];
+    *w = (struct workload){.source = -1, .ref = &PAPER_REF};
+    snprintf(w->label, sizeof w->label, "%s", label);
+    snprintf(w->trace, sizeof w->trace, "%s", trace);
+    return w;
+}
+
+static bool wanted(const struct bench *b, const char *label)
+{
+    return !b->o.only || strstr(label, b->o.only);
+}
+
+static const struct accel_ref *find_ref(const char *name)
+{
+    for (size_t i = 0; i < sizeof ACCEL_REFS / sizeof ACCEL_REFS[0]; i++)
+        if (strcmp(ACCEL_REFS[i].name, name) == 0)
+            return &ACCEL_REFS[i];
+    return &PAPER_REF;
+}
+
+static void add_shared_trace(struct bench *b, const struct shared_trace *st)
+{
+    char label[LABEL_LEN], trace[PATH_MAX], cfg[PATH_MAX];
+    snprintf(label, sizeof label, "%s %s", st->trace, st->cfg_dir);
+    if (!wanted(b, label))
+        return;
+    snprintf(trace, sizeof trace, "%s/traces/accelsim/%s", b->o.shared, st->trace);
+    snprintf(cfg, sizeof cfg, "%s/reference/accelsim-configs/%s", b->o.shared, st->cfg_dir);
+    if (!is_dir(trace) || !is_dir(cfg)) {
+        note(b, "%s skipped: %s or %s missing", label, trace, cfg);
+        return;
+    }
+    struct workload *w = new_workload(b, label, trace);
+    w->ref = find_ref(st->ref);
+    snprintf(w->cfg[w->n_cfg++], CFG_LEN, "--config=%s/gpgpusim.config", cfg);
+    if (st->trace_config)
+        snprintf(w->cfg[w->n_cfg++], CFG_LEN, "--config=%s/trace.config", cfg);
+}
+
+static void add_shared_traces(struct bench *b)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/traces/accelsim", b->o.shared);
+    if (!is_dir(dir)) {
+        note(b, "shared traces skipped: %s not found (set --shared or LOCKSTEP_SHARED)", dir);
+        return;
+    }
+    for (size_t i = 0; i < sizeof SHARED_TRACES / sizeof SHARED_TRACES[0]; i++)
+        add_shared_trace(b, &SHARED_TRACES[i]);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted, so the table's order does not depend on the directory's. */
+static int synth_names(char *names[], int max)
+{
+    DIR *d = opendir("samples/synth");
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < max) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "samples/synth/%s", e->d_name);
+        if (e->d_name[0] != '.' && is_dir(path))
+            names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    return n;
+}
+
+static void add_samples(struct bench *b)
+{
+    char *names[128];
+    int n = synth_names(names, 128);
+    if (n == 0)
+        note(b, "samples/synth not found: run from the repository root");
+    for (int i = 0; i < n; i++) {
+        char label[LABEL_LEN], trace[PATH_MAX];
+        if (!names[i])
+            continue;
+        snprintf(label, sizeof label, "synth/%s", names[i]);
+        snprintf(trace, sizeof trace, "samples/synth/%s", names[i]);
+        if (wanted(b, label))
+            new_workload(b, label, trace);
+        free(names[i]);
+    }
+    if (is_dir("samples/vecadd_sm80") && wanted(b, "samples/vecadd_sm80"))
+        new_workload(b, "samples/vecadd_sm80", "samples/vecadd_sm80");
+}
+
+/* ---------------------------------------------------------------- native copies */
+
+/* The converter is being written alongside this harness: look for it in the help text
+ * rather than assume it. */
+static bool native_supported(struct bench *b)
+{
+    char *argv[] = {(char *)b->o.bin, "trace", "--help", NULL};
+    struct sample s;
+    run_child(argv, b->out_path, b->err_path, &s);
+    char *out = read_file(b->out_path), *err = read_file(b->err_path);
+    bool yes = (out && strstr(out, "native")) || (err && strstr(err, "native"));
+    free(out);
+    free(err);
+    return yes;
+}
+
+static int convert_native(struct bench *b, const char *src, const char *dst)
+{
+    char *argv[] = {(char *)b->o.bin, "trace", "convert", "--to", "native", (char *)src,
+                    "--out", (char *)dst, NULL};
+    struct sample s;
+    int status = run_child(argv, b->out_path, b->err_path, &s);
+    if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    char why[64];
+    describe_status(status, why, sizeof why);
+    fprintf(stderr, "lsbench: FAILED: %s trace convert --to native %s --out %s: %s\n",
+            b->o.bin, src, dst, why);
+    show_stderr_tail(b->err_path);
+    return -1;
+}
+
+/* Each native copy follows its source, so the table shows the two side by side; its
+ * statistics must equal the source's (a lossless conversion). */
+static void add_native_copies(struct bench *b)
+{
+    if (!b->o.native)
+        return;
+    if (!native_supported(b)) {
+        note(b, "--native skipped: `%s trace convert --to native` is not available", b->o.bin);
+        return;
+    }
+    int n = b->n_wl;
+    struct workload *src = xmalloc((size_t)n * sizeof *src);
+    memcpy(src, b->wl, (size_t)n * sizeof *src);
+    b->n_wl = 0;
+    for (int i = 0; i < n; i++) {
+        int at = b->n_wl;
+        *new_workload(b, src[i].label, src[i].trace) = src[i];
+        char label[LABEL_LEN + 8], dst[PATH_MAX];
+        snprintf(label, sizeof label, "%s native", src[i].label);
+        snprintf(dst, sizeof dst, "%s/native-%d", b->tmpdir, i);
+        if (convert_native(b, src[i].trace, dst) != 0) {
+            b->errors++;
+            continue;
+        }
+        struct workload *w = new_workload(b, label, dst);
+        memcpy(w->cfg, src[i].cfg, sizeof w->cfg);
+        w->n_cfg = src[i].n_cfg;
+        w->ref = src[i].ref;
+        w->source = at;
+    }
+    free(src);
+}
+
+/* ---------------------------------------------------------------- one run */
+
+static int build_argv(const struct bench *b, const struct workload *w, char *threads_arg,
+                      char *argv[])
+{
+    int n = 0;
+    argv[n++] = (char *)b->o.bin;
+    argv[n++] = "run";
+    argv[n++] = threads_arg;
+    for (int i = 0; i < w->n_cfg; i++)
+        argv[n++] = (char *)w->cfg[i];
+    for (int i = 0; i < b->o.n_extra; i++)
+        argv[n++] = b->o.extra[i];
+    argv[n++] = (char *)w->trace;
+    argv[n] = NULL;
+    return n;
+}
+
+/* The statistics of a run: stdout without comment lines (command line, timing) and the
+ * knob echo of --threads, the only lines that may differ between thread counts. */
+static char *stats_body(const char *text)
+{
+    char *body = xmalloc(strlen(text) + 1), *o = body;
+    for (const char *p = text; *p;) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) + 1 : strlen(p);
+        if (*p != '#' && strncmp(p, "knob threads ", 13) != 0) {
+            memcpy(o, p, len);
+            o += len;
+        }
+        p += len;
+    }
+    *o = '\0';
+    return body;
+}
+
+static uint64_t stat_value(const char *text, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (strncmp(p, name, n) == 0 && strncmp(p + n, " = ", 3) == 0)
+            return strtoull(p + n + 3, NULL, 10);
+    return UINT64_MAX;
+}
+
+static void show_first_difference(const char *want, const char *got)
+{
+    const char *start = want;
+    int line = 1;
+    while (*want && *want == *got) {
+        line += *want == '\n';
+        want++;
+        got++;
+    }
+    while (want > start && want[-1] != '\n')
+        want--, got--;
+    fprintf(stderr, "  first difference at statistics line %d:\n  expected: %.*s\n"
+            "  got:      %.*s\n", line, (int)strcspn(want, "\n"), want,
+            (int)strcspn(got, "\n"), got);
+}
+
+/* Every run must print the statistics of the workload's first run (and a native copy
+ * those of its source). Takes ownership of body. */
+static int check_stats(struct bench *b, struct workload *w, char *body, int threads, int rep)
+{
+    const char *want = w->stats;
+    const char *what = "its first run";
+    if (!want && w->source >= 0 && b->wl[w->source].stats) {
+        want = b->wl[w->source].stats;
+        what = b->wl[w->source].label;
+    }
+    if (want && strcmp(want, body) != 0) {
+        fprintf(stderr, "lsbench: MISMATCH: %s, %d threads, run %d: statistics differ from "
+                "those of %s\n", w->label, threads, rep + 1, what);
+        show_first_difference(want, body);
+        free(body);
+        return -1;
+    }
+    if (!w->stats)
+        w->stats = body;
+    else
+        free(body);
+    return 0;
+}
+
+/* Parses and checks one finished run; -1 marks the row failed. */
+static int take_output(struct bench *b, struct workload *w, struct row *r, int rep)
+{
+    char *text = read_file(b->out_path);
+    if (!text) {
+        fprintf(stderr, "lsbench: cannot read %s\n", b->out_path);
+        return -1;
+    }
+    uint64_t wi = stat_value(text, "total.gpgpu_n_tot_w_icount");
+    uint64_t cyc = stat_value(text, "total.gpu_tot_sim_cycle");
+    char *body = stats_body(text);
+    free(text);
+    if (wi == UINT64_MAX || cyc == UINT64_MAX) {
+        fprintf(stderr, "lsbench: FAILED: %s: no total.gpgpu_n_tot_w_icount or "
+                "total.gpu_tot_sim_cycle in the output\n", w->label);
+        free(body);
+        return -1;
+    }
+    r->winsts = wi;
+    r->cycles = cyc;
+    return check_stats(b, w, body, r->threads, rep);
+}
+
+static int one_run(struct bench *b, struct workload *w, struct row *r, int rep)
+{
+    char threads_arg[32], *argv[MAX_ARGV];
+    snprintf(threads_arg, sizeof threads_arg, "--threads=%d", r->threads);
+    build_argv(b, w, threads_arg, argv);
+    struct sample *s = &r->s[r->n];
+    int status = run_child(argv, b->out_path, b->err_path, s);
+    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        char why[64];
+        describe_status(status, why, sizeof why);
+        fprintf(stderr, "lsbench: FAILED: %s, %d threads: %s\n", w->label, r->threads, why);
+        show_stderr_tail(b->err_path);
+        return -1;
+    }
+    if (take_output(b, w, r, rep) != 0)
+        return -1;
+    fprintf(stderr, "lsbench: %-44s %2d thr  run %d/%d  %8.3f s wall %8.3f s cpu\n",
+            w->label, r->threads, rep + 1, b->o.repeats, s->wall, s->user + s->sys);
+    r->n++;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- rows */
+
+static void summarise(struct row *r)
+{
+    double *v = xmalloc((size_t)r->n * sizeof *v);
+    for (int i = 0; i < r->n; i++)
+        v[i] = r->s[i].wall;
+    r->wall = clamp_s(median(v, r->n));
+    for (int i = 0; i < r->n; i++)
+        v[i] = r->s[i].user + r->s[i].sys;
+    r->cpu = clamp_s(median(v, r->n));
+    free(v);
+    for (int i = 0; i < r->n; i++)
+        if (r->s[i].rss_kb > r->rss_kb)
+            r->rss_kb = r->s[i].rss_kb;
+}
+
+static void measure(struct bench *b, int w, int threads, struct row *r)
+{
+    *r = (struct row){.w = w, .threads = threads, .speedup = NAN, .x_accel = NAN,
+                      .rss_ratio = NAN};
+    r->s = xmalloc((size_t)b->o.repeats * sizeof *r->s);
+    for (int rep = 0; rep < b->o.repeats && !r->failed; rep++)
+        r->failed = one_run(b, &b->wl[w], r, rep) != 0;
+    if (r->failed)
+        b->errors++;
+    else
+        summarise(r);
+}
+
+static const struct row *one_thread_row(const struct bench *b, int w)
+{
+    for (int i = 0; i < b->n_rows; i++)
+        if (b->rows[i].w == w && b->rows[i].threads == 1 && !b->rows[i].failed)
+            return &b->rows[i];
+    return NULL;
+}
+
+/* Accel-Sim is single-threaded and its rate is per user CPU second, so the rate ratio is
+ * taken from our 1-thread run's CPU time only; memory compares at every thread count. */
+static void derive(struct bench *b, struct row *r)
+{
+    if (r->failed)
+        return;
+    const struct row *one = one_thread_row(b, r->w);
+    const struct accel_ref *ref = b->wl[r->w].ref;
+    if (one)
+        r->speedup = one->wall / r->wall;
+    if (r->threads == 1)
+        r->x_accel = (double)r->winsts / r->cpu / ref->rate;
+    if (ref->rss_mb > 0)
+        r->rss_ratio = (double)r->rss_kb / 1024.0 / ref->rss_mb;
+}
+
+static void measure_all(struct bench *b)
+{
+    b->rows = xmalloc((size_t)b->n_wl * (size_t)b->o.n_threads * sizeof *b->rows);
+    for (int w = 0; w < b->n_wl; w++)
+        for (int t = 0; t < b->o.n_threads; t++)
+            measure(b, w, b->o.threads[t], &b->rows[b->n_rows++]);
+    for (int i = 0; i < b->n_rows; i++)
+        derive(b, &b->rows[i]);
+}
+
+/* ---------------------------------------------------------------- table */
+
+static const char *fmt_count(uint64_t v, char *buf)
+{
+    char raw[32];
+    int n = snprintf(raw, sizeof raw, "%llu", (unsigned long long)v), o = 0;
+    for (int i = 0; i < n; i++) {
+        if (i && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = raw[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+/* Three significant digits with a K/M/G suffix: rates span six orders of magnitude. */
+static const char *fmt_rate(double v, char *buf)
+{
+    static const char suffix[] = " KMG";
+    int k = 0;
+    while (v >= 1000 && k < 3)
+        v /= 1000, k++;
+    int prec = v >= 100 ? 0 : v >= 10 ? 1 : 2;
+    if (k == 0)
+        snprintf(buf, 32, "%.0f", v);
+    else
+        snprintf(buf, 32, "%.*f%c", prec, v, suffix[k]);
+    return buf;
+}
+
+static const char *fmt_opt(double v, const char *fmt, char *buf)
+{
+    if (isnan(v))
+        snprintf(buf, 32, "–");
+    else
+        snprintf(buf, 32, fmt, v);
+    return buf;
+}
+
+static const char *fmt_ref(const struct accel_ref *ref, char *buf)
+{
+    char rate[32];
+    fmt_rate(ref->rate, rate);
+    snprintf(buf, 64, "%s%s", rate, ref->warp_insts > 0 ? "" : " (paper)");
+    return buf;
+}
+
+static void print_row(const struct bench *b, const struct row *r)
+{
+    const struct workload *w = &b->wl[r->w];
+    char wi[32], cy[32], wr[32], cr[32], sp[32], ef[32], xa[32], rr[32], ref[64];
+    if (r->failed) {
+        printf("| %s | %d | FAILED | | | | | | | | | | | |\n", w->label, r->threads);
+        return;
+    }
+    printf("| %s | %d | %s | %s | %.3f | %.3f | %s | %s | %.1f | %s | %s | %s | %s | %s |\n",
+           w->label, r->threads, fmt_count(r->winsts, wi), fmt_count(r->cycles, cy), r->wall,
+           r->cpu, fmt_rate((double)r->winsts / r->wall, wr),
+           fmt_rate((double)r->cycles / r->wall, cr), (double)r->rss_kb / 1024.0,
+           fmt_opt(r->speedup, "%.2f", sp), fmt_opt(r->speedup / r->threads * 100, "%.0f%%", ef),
+           fmt_ref(w->ref, ref), fmt_opt(r->x_accel, "%.1f", xa),
+           fmt_opt(r->rss_ratio, "%.2f", rr));
+}
+
+static void print_table(const struct bench *b)
+{
+    printf("\n| workload | threads | warp insts | cycles | wall s | CPU s | warp-inst/s | "
+           "cycles/s | peak RSS MB | speedup | efficiency | Accel-Sim warp-inst/s | "
+           "× Accel-Sim rate | RSS ÷ Accel-Sim RSS |\n");
+    printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (int i = 0; i < b->n_rows; i++)
+        print_row(b, &b->rows[i]);
+    printf("\nwall and CPU (user+sys) s: medians of %d runs; rates per median wall second; "
+           "peak RSS: maximum over the runs.\n× Accel-Sim rate: 1-thread warp insts / median "
+           "CPU s, divided by Accel-Sim's warp insts / user s (single-threaded;\n"
+           "../shared/reference/README.md, +-30%%); synth samples against the paper's "
+           "12.5K.\nload average at the end: %.2f (a busy host slows multi-thread runs most)\n",
+           b->o.repeats, b->load_end);
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void json_num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.9g", v);
+    else
+        fputs("null", f);
+}
+
+static void json_kv_num(FILE *f, const char *key, double v, const char *sep)
+{
+    fprintf(f, "\"%s\": ", key);
+    json_num(f, v);
+    fputs(sep, f);
+}
+
+static void json_host(FILE *f, const struct bench *b)
+{
+    fprintf(f, "  \"host\": {\"cores\": %ld, \"cpu\": ", b->cores);
+    json_str(f, b->cpu_model);
+    fputs(", \"date\": ", f);
+    json_str(f, b->date);
+    fputs(", \"git_head\": ", f);
+    json_str(f, b->git);
+    fputs(", ", f);
+    json_kv_num(f, "load_average_start", b->load_start, ", ");
+    json_kv_num(f, "load_average_end", b->load_end, "},\n  \"command\": ");
+    json_str(f, b->command);
+    fprintf(f, ",\n  \"repeats\": %d,\n  \"notes\": [", b->o.repeats);
+    for (int i = 0; i < b->n_notes; i++) {
+        fputs(i ? ", " : "", f);
+        json_str(f, b->notes[i]);
+    }
+    fputs("],\n", f);
+}
+
+static void json_workload(FILE *f, const struct bench *b, const struct workload *w)
+{
+    char threads_arg[] = "--threads=N", *argv[MAX_ARGV];
+    int n = build_argv(b, w, threads_arg, argv);
+    fputs("\"workload\": ", f);
+    json_str(f, w->label);
+    fputs(", \"argv\": [", f);
+    for (int i = 0; i < n; i++) {
+        fputs(i ? ", " : "", f);
+        json_str(f, argv[i]);
+    }
+    fputs("], \"accelsim\": {\"ref\": ", f);
+    json_str(f, w->ref->name);
+    bool run = w->ref->warp_insts > 0; /* a recorded run, not the paper's rate */
+    fputs(", ", f);
+    json_kv_num(f, "warp_insts", run ? w->ref->warp_insts : NAN, ", ");
+    json_kv_num(f, "user_s", run ? w->ref->user_s : NAN, ", ");
+    json_kv_num(f, "warp_inst_per_s", w->ref->rate, ", ");
+    json_kv_num(f, "peak_rss_mb", w->ref->rss_mb > 0 ? w->ref->rss_mb : NAN, "},\n     ");
+}
+
+static void json_runs(FILE *f, const struct row *r)
+{
+    fputs("\"runs\": [", f);
+    for (int i = 0; i < r->n; i++) {
+        const struct sample *s = &r->s[i];
+        fprintf(f, "%s{\"wall_s\": %.6f, \"user_s\": %.6f, \"sys_s\": %.6f, \"rss_kb\": %ld}",
+                i ? ", " : "", s->wall, s->user, s->sys, s->rss_kb);
+    }
+    fputs("]}", f);
+}
+
+static void json_row(FILE *f, const struct bench *b, const struct row *r)
+{
+    fputs("    {", f);
+    json_workload(f, b, &b->wl[r->w]);
+    fprintf(f, "\"threads\": %d, \"ok\": %s, ", r->threads, r->failed ? "false" : "true");
+    if (!r->failed) {
+        fprintf(f, "\"warp_insts\": %llu, \"cycles\": %llu, \"peak_rss_kb\": %ld, ",
+                (unsigned long long)r->winsts, (unsigned long long)r->cycles, r->rss_kb);
+        json_kv_num(f, "median_wall_s", r->wall, ", ");
+        json_kv_num(f, "median_cpu_s", r->cpu, ", ");
+        json_kv_num(f, "warp_inst_per_s", (double)r->winsts / r->wall, ", ");
+        json_kv_num(f, "cycles_per_s", (double)r->cycles / r->wall, ", ");
+        json_kv_num(f, "speedup", r->speedup, ", ");
+        json_kv_num(f, "efficiency", r->speedup / r->threads, ", ");
+        json_kv_num(f, "x_accelsim_rate", r->x_accel, ", ");
+        json_kv_num(f, "rss_over_accelsim", r->rss_ratio, ",\n     ");
+    }
+    json_runs(f, r);
+}
+
+/* Written under a temporary name and renamed, so a reader never sees half a file. */
+static int write_json(const struct bench *b)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", b->o.json, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "lsbench: cannot write %s: %s\n", tmp, strerror(errno));
+        return -1;
+    }
+    fputs("{\n", f);
+    json_host(f, b);
+    fprintf(f, "  \"ok\": %s,\n  \"rows\": [\n", b->errors ? "false" : "true");
+    for (int i = 0; i < b->n_rows; i++) {
+        json_row(f, b, &b->rows[i]);
+        fputs(i + 1 < b->n_rows ? ",\n" : "\n", f);
+    }
+    fputs("  ]\n}\n", f);
+    if (fclose(f) != 0 || rename(tmp, b->o.json) != 0) {
+        fprintf(stderr, "lsbench: cannot write %s: %s\n", b->o.json, strerror(errno));
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- main */
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void cleanup(struct bench *b)
+{
+    nftw(b->tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    for (int i = 0; i < b->n_wl; i++)
+        free(b->wl[i].stats);
+    for (int i = 0; i < b->n_rows; i++)
+        free(b->rows[i].s);
+    free(b->wl);
+    free(b->rows);
+}
+
+static int setup(struct bench *b)
+{
+    if (access(b->o.bin, X_OK) != 0) {
+        fprintf(stderr, "lsbench: %s is not executable (build it: make build/lockstep)\n",
+                b->o.bin);
+        return -1;
+    }
+    snprintf(b->tmpdir, sizeof b->tmpdir, "/tmp/lsbench.XXXXXX");
+    if (!mkdtemp(b->tmpdir)) {
+        fprintf(stderr, "lsbench: mkdtemp: %s\n", strerror(errno));
+        return -1;
+    }
+    snprintf(b->out_path, sizeof b->out_path, "%s/stdout", b->tmpdir);
+    snprintf(b->err_path, sizeof b->err_path, "%s/stderr", b->tmpdir);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct bench b = {0};
+    int code = 0;
+    b.cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (b.cores < 1)
+        b.cores = 1;
+    command_line(&b, argc, argv);
+    if (parse_opts(&b.o, argc, argv, b.cores, &code) != 0)
+        return code;
+    if (setup(&b) != 0)
+        return 2;
+    host_facts(&b);
+    print_header(&b);
+    add_shared_traces(&b);
+    add_samples(&b);
+    add_native_copies(&b);
+    if (b.n_wl == 0)
+        note(&b, "no workload to run");
+    measure_all(&b);
+    b.load_end = load_average();
+    print_table(&b);
+    if (write_json(&b) == 0)
+        printf("JSON: %s\n", b.o.json);
+    else
+        b.errors++;
+    if (b.errors)
+        printf("\nlsbench: %d FAILURE(S): see the messages above (stderr)\n", b.errors);
+    cleanup(&b);
+    return b.errors ? 1 : 0;
+}
