@@ -95,6 +95,8 @@ struct mem_part {
     uint32_t last_borrower, shared, shared_limit; /* 0: unlimited */
     uint64_t now;             /* latest core cycle seen */
     int quiet;                /* nothing below the L2: DRAM cycles are only counted (lag) */
+    int l2_quiet;             /* no sub-partition has work for its L2 cycle */
+    uint32_t nreplies;        /* replies waiting in the sub-partitions' output queues */
     uint64_t lag;             /* DRAM cycles counted but not yet given to the DRAM */
     stat_block st;
 };
@@ -287,6 +289,7 @@ void mem_part_push(mem_part *p, uint32_t sub_i, const mem_req *r, uint64_t core_
     c.loc = MEM_AT_ROP;
     c.part = p->global0 + sub_i;
     tq_push(&u->rop, &c, core_cycle + p->rop_lat);
+    p->l2_quiet = 0;
     stat_inc(&p->st, r->op == MEM_RD ? PS_reads : r->op == MEM_WR ? PS_writes : PS_atomics, 1);
 }
 
@@ -300,6 +303,7 @@ static void reply(mem_part *p, sub *u, mem_req *r, uint64_t now, int hit)
     r->loc = MEM_AT_L2_OUT;
     r->flags = (uint8_t)(hit ? r->flags | MEM_F_L2_HIT : r->flags & ~MEM_F_L2_HIT);
     mem_q_push(&u->out, r);
+    p->nreplies++;
     stat_inc(&p->st, PS_replies, 1);
     if (hit)
         stat_inc(&p->st, PS_replies_l2_hit, 1);
@@ -453,12 +457,30 @@ static void l2_sub_cycle(mem_part *p, sub *u, uint64_t now)
     }
 }
 
+/* Nothing for an L2 cycle to do in any sub-partition (the output queue is drained by the
+ * interconnect, not by the L2 cycle). */
+static int l2_side_idle(const mem_part *p)
+{
+    for (uint32_t i = 0; i < p->n_sub; i++) {
+        const sub *u = &p->s[i];
+        if (!mem_q_empty(&u->rop.q) || !mem_q_empty(&u->in) || !mem_q_empty(&u->missq.q) ||
+            !mem_q_empty(&u->from_dram) || !mem_q_empty(&u->ready))
+            return 0;
+    }
+    return 1;
+}
+
 void mem_part_l2_cycle(mem_part *p, uint64_t core_cycle)
 {
     p->now = core_cycle;
+    if (p->l2_quiet)
+        return;
     for (uint32_t i = 0; i < p->n_sub; i++)
         l2_sub_cycle(p, &p->s[i], core_cycle);
+    p->l2_quiet = l2_side_idle(p);
 }
+
+uint32_t mem_part_replies(const mem_part *p) { return p->nreplies; }
 
 static int has_credit(const mem_part *p, uint32_t i)
 {
@@ -504,6 +526,7 @@ static void dram_return(mem_part *p)
             return;
         p->ret.loc = MEM_AT_DRAM_RET;
         mem_q_push(&u->from_dram, &p->ret);
+        p->l2_quiet = 0;
     }
     return_credit(p, i);
     p->have_ret = 0;
@@ -570,7 +593,11 @@ const mem_req *mem_part_reply_peek(const mem_part *p, uint32_t sub_i)
     return mem_q_empty(&u->out) ? NULL : &u->out.v[u->out.head];
 }
 
-mem_req mem_part_reply_pop(mem_part *p, uint32_t sub_i) { return mem_q_pop(&sub_at(p, sub_i)->out); }
+mem_req mem_part_reply_pop(mem_part *p, uint32_t sub_i)
+{
+    p->nreplies--;
+    return mem_q_pop(&sub_at(p, sub_i)->out);
+}
 
 static int sub_busy(const sub *u)
 {

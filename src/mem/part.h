@@ -39,6 +39,7 @@ void mem_part_l2_cycle(mem_part *p, uint64_t core_cycle);
 void mem_part_dram_cycle(mem_part *p, uint64_t core_cycle);
 const mem_req *mem_part_reply_peek(const mem_part *p, uint32_t sub);
 mem_req mem_part_reply_pop(mem_part *p, uint32_t sub);
+uint32_t mem_part_replies(const mem_part *p); /* replies waiting in all its sub-partitions */
 int mem_part_busy(const mem_part *p);
 
 /* Fast-forward. mem_part_wake: -1 when the partition may act at its next clock edge;

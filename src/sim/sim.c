@@ -118,6 +118,10 @@ static void parts_to_icnt(sim *g)
 {
     for (uint32_t i = 0; i < g->n_sub_total; i++) {
         mem_part *p = g->part[i / g->n_sub];
+        if (!mem_part_replies(p)) {
+            i += g->n_sub - 1 - i % g->n_sub; /* on to the next channel */
+            continue;
+        }
         const mem_req *r = mem_part_reply_peek(p, i % g->n_sub);
         if (!r)
             continue;
