@@ -831,7 +831,9 @@ static void derive(struct bench *b, struct row *r)
         r->speedup = one->wall / r->wall;
     if (r->threads == 1) {
         r->x_accel = (double)r->winsts / r->cpu / ref->rate;
-        r->x_accel_user = (double)r->winsts / r->user / ref->rate;
+        /* user time is accounted in ticks: a run under 10 ms of it has no usable figure */
+        if (r->user >= 0.01)
+            r->x_accel_user = (double)r->winsts / r->user / ref->rate;
     }
     if (ref->rss_mb > 0)
         r->rss_ratio = (double)r->rss_kb / 1024.0 / ref->rss_mb;
