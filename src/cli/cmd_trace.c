@@ -10,14 +10,60 @@
 static const cli_opt OPTS[] = {
     {"json", 0, NULL, "info: print JSON instead of text"},
     {"addr32", 0, NULL, "MacSim ptx traces written with trace_uses_64_bit_addr=0"},
-    {"to", 1, "FORMAT", "convert: the output format (accelsim)"},
+    {"to", 1, "FORMAT", "convert: the output format (accelsim, native)"},
     {"out", 1, "DIR", "convert: the output directory"},
-    {"binary-version", 1, "N", "convert --to accelsim: -binary version to write (default 80)"},
+    {"binary-version", 1, "N", "convert --to accelsim of MacSim: -binary version to write "
+                               "(default 80)"},
     {"xz", 0, NULL, "convert --to accelsim: write kernel-N.traceg.xz"},
+    {"level", 1, "N", "convert --to native: zstd level 1..22 (default 19), 0 = uncompressed"},
     {NULL, 0, NULL, NULL},
 };
 
-static const char *const CONVERT_ONLY[] = {"to", "out", "binary-version", "xz"};
+static const char *const CONVERT_ONLY[] = {"to", "out", "binary-version", "xz", "level"};
+
+static void print_summary(const char *out, const trace_convert_summary *s)
+{
+    printf("%s: wrote %llu kernels, %llu CTAs, %llu warp instructions, %llu bytes (from %llu)\n",
+           out, (unsigned long long)s->kernels, (unsigned long long)s->ctas,
+           (unsigned long long)s->warp_insts, (unsigned long long)s->out_bytes,
+           (unsigned long long)s->in_bytes);
+}
+
+/* An Accel-Sim or native trace back to Accel-Sim text. */
+static int export_accelsim(cli_args *a, const char *src, const char *out)
+{
+    if (cli_get(a, "binary-version") || cli_flag(a, "addr32"))
+        return cli_usage_error(a->cmd, "--binary-version and --addr32 apply to MacSim sources "
+                               "only; '%s' is an Accel-Sim or native trace", src);
+    trace_convert_summary s = {0};
+    base_err e = {0};
+    if (trace_convert_accelsim(src, out, cli_flag(a, "xz"), &s, &e))
+        return cli_error(&e);
+    print_summary(out, &s);
+    return 0;
+}
+
+static int convert_native(cli_args *a, const char *src, const char *out)
+{
+    int64_t level;
+    if (cli_get_i64(a, "level", 19, &level))
+        return BASE_EXIT_USAGE;
+    if (level < 0 || level > 22)
+        return cli_usage_error(a->cmd, "--level: expected 0..22, found %lld", (long long)level);
+    if (cli_get(a, "binary-version") || cli_flag(a, "xz") || cli_flag(a, "addr32"))
+        return cli_usage_error(a->cmd, "--binary-version, --xz and --addr32 apply to --to "
+                               "accelsim only");
+    if (macsim_detect(src))
+        return cli_usage_error(a->cmd, "--to: unknown format 'native' for a MacSim source; "
+                               "convert it --to accelsim first, then that directory --to "
+                               "native");
+    trace_convert_summary s = {0};
+    base_err e = {0};
+    if (trace_convert_native(src, out, (int)level, &s, &e))
+        return cli_error(&e);
+    print_summary(out, &s);
+    return 0;
+}
 
 static int convert_accelsim(cli_args *a, const char *src, const char *out)
 {
@@ -27,9 +73,10 @@ static int convert_accelsim(cli_args *a, const char *src, const char *out)
     if (bv <= 0 || bv > 1000)
         return cli_usage_error(a->cmd, "--binary-version: expected a value like 61, 70 or 80, "
                                "found %lld", (long long)bv);
+    if (cli_get(a, "level"))
+        return cli_usage_error(a->cmd, "--level applies to --to native only");
     if (!macsim_detect(src))
-        return cli_usage_error(a->cmd, "convert --to accelsim reads MacSim GPU traces; '%s' "
-                               "is not one", src);
+        return export_accelsim(a, src, out);
     macsim_opts o = {cli_flag(a, "addr32"), (int)bv, cli_flag(a, "xz"), 0};
     macsim_summary s;
     base_err e = {0};
@@ -48,6 +95,7 @@ static const struct {
     int (*run)(cli_args *a, const char *src, const char *out);
 } TARGETS[] = {
     {"accelsim", convert_accelsim},
+    {"native", convert_native},
 };
 
 static int convert(cli_args *a, const char *src)
@@ -58,7 +106,7 @@ static int convert(cli_args *a, const char *src)
     for (size_t i = 0; i < BASE_ARRAY_LEN(TARGETS); i++)
         if (!strcmp(to, TARGETS[i].name))
             return TARGETS[i].run(a, src, out);
-    return cli_usage_error(a->cmd, "--to: unknown format '%s' (accelsim)", to);
+    return cli_usage_error(a->cmd, "--to: unknown format '%s' (accelsim, native)", to);
 }
 
 static int run(cli_args *a)
@@ -92,7 +140,7 @@ static int run(cli_args *a)
 
 const cli_cmd cli_cmd_trace = {
     "trace",
-    "lockstep trace info|check PATH [--json] | trace convert --to accelsim SRC --out DIR",
+    "lockstep trace info|check PATH [--json] | trace convert --to accelsim|native SRC --out DIR",
     "report, validate or convert a trace (Accel-Sim or MacSim, recognised by content)",
     "  trace info PATH    per kernel and in total: name, grid, block, registers, shared\n"
     "                     memory, CTAs, warps, warp and thread instructions, opcode-class mix,\n"
@@ -102,9 +150,16 @@ const cli_cmd cli_cmd_trace = {
     "                     is 3\n"
     "  trace convert --to accelsim SRC --out DIR [--binary-version=80] [--xz]\n"
     "                     writes the MacSim GPU trace SRC as an Accel-Sim trace directory\n"
-    "                     with the same warp, thread and memory instruction counts\n"
+    "                     with the same warp, thread and memory instruction counts; an\n"
+    "                     Accel-Sim or native SRC is written back as Accel-Sim text that\n"
+    "                     reads to the same instructions\n"
+    "  trace convert --to native SRC --out DIR [--level=19]\n"
+    "                     writes an Accel-Sim (or native) trace in lockstep's native binary\n"
+    "                     form (docs/NATIVE.md): kernel-N.lsn.traceg files, several times\n"
+    "                     smaller than .traceg.xz and read far faster; run, info and check\n"
+    "                     read it directly\n"
     "Accel-Sim: PATH is a directory, kernelslist.g, or one .traceg[.xz]. Kernel files may be\n"
-    "plain or xz-compressed; compression is detected from the content. Tracer versions 0-6\n"
+    "plain, xz-compressed or native; the format is detected from the content. Tracer versions 0-6\n"
     "(.traceg text; the v6 .tracez container is not read yet) and binary versions from Kepler\n"
     "(35) to Hopper (90).\n"
     "MacSim (docs/MACSIM.md): PATH is a directory holding kernel_config.txt (or one x86/a64\n"

@@ -269,4 +269,53 @@ int trace_info(const char *path, FILE *out, int json, base_err *e);
  * and returns 0; on the first problem returns -1 with e set (file:line) and prints nothing. */
 int trace_check(const char *path, FILE *out, base_err *e);
 
+/* ---- lockstep's native binary form (docs/NATIVE.md) ----
+ *
+ * One file per kernel: the header fields, the static instruction dictionary and the thread
+ * blocks as zstd-compressed blocks of predicted, delta-coded warp streams, with an index by
+ * CTA. trace_kernel_open() recognises it by content, so everything that reads kernels
+ * (trace_next_cta, stats, info, check, the simulator) reads it unchanged and gets exactly
+ * the CTAs, header and dictionary the text reader gives for the text it came from. */
+
+/* File-name suffix of native kernels; it ends in ".traceg" so that kernelslist.g readers
+ * which accept only .traceg[.xz] names list them (the content decides the format). */
+#define TRACE_NATIVE_SUFFIX ".lsn.traceg"
+
+/* 1 when path is a file that starts with the native magic. */
+int trace_is_native(const char *path);
+/* A kernel (native or text, by content) from memory that must outlive it; name is used in
+ * messages. */
+trace_kernel *trace_kernel_open_mem(const char *name, const void *data, size_t n, base_err *e);
+int trace_kernel_is_native(const trace_kernel *k);
+/* Number of CTAs in a native kernel; UINT64_MAX for text (unknown before reading). */
+uint64_t trace_kernel_nctas(const trace_kernel *k);
+/* Native kernels: the next trace_next_cta delivers CTA `index` (0-based file order; index
+ * == trace_kernel_nctas() positions at the end). Decodes from the start of the block that
+ * holds it (a block is about 1 MiB of decoded data). Also clears an earlier read error.
+ * 0, or -1 with e set (text kernels: not supported; index out of range; corrupt block). */
+int trace_kernel_seek_cta(trace_kernel *k, uint64_t index, base_err *e);
+
+typedef struct trace_convert_summary {
+    uint64_t kernels, ctas, warp_insts;
+    uint64_t in_bytes, out_bytes;  /* kernel files read (as stored) and written */
+} trace_convert_summary;
+
+/* Writes kernel file src (text or native) as native file dst (a temporary renamed when
+ * complete). level: zstd level 1..22, or 0 to store blocks uncompressed. Adds to *s when
+ * not NULL. 0, or -1 with e set (dst is then not created). */
+int trace_native_write_kernel(const char *src, const char *dst, int level,
+                              trace_convert_summary *s, base_err *e);
+/* `lockstep trace convert --to native SRC --out DIR`: SRC as for trace_list_open (text or
+ * native). DIR gets one native file per kernel (kernel-N.lsn.traceg) and kernelslist.g
+ * with the other commands verbatim, written last. */
+int trace_convert_native(const char *src, const char *dir, int level,
+                         trace_convert_summary *s, base_err *e);
+/* `lockstep trace convert --to accelsim` of an Accel-Sim or native trace: text kernel files
+ * (kernel-N.traceg, or .traceg.xz with xz) in the kernel's own tracer version and line
+ * format, which read back to the same header, CTAs and instructions. CTAs land on their
+ * original #BEGIN_TB lines where the layout allows, so text -> native -> text -> native
+ * gives identical native files. */
+int trace_convert_accelsim(const char *src, const char *dir, int xz, trace_convert_summary *s,
+                           base_err *e);
+
 #endif

@@ -1,6 +1,7 @@
 /* Kernel body (A.4): thread blocks, warps, and the static instruction dictionary. */
 #include "trace_kint.h"
 #include "trace_int.h"
+#include "trace_native.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -132,8 +133,7 @@ static int64_t dict_add(trace_kernel *k, const trace_line *l, uint64_t h, size_t
     return idx;
 }
 
-/* Index of the line's static instruction, adding (and decoding) it when new. */
-static int64_t dict_index(trace_kernel *k, const trace_line *l, base_err *e)
+int64_t trace_k_dict_index(trace_kernel *k, const trace_line *l, base_err *e)
 {
     if (!k->table)
         table_grow(k);
@@ -156,7 +156,7 @@ static int add_inst(trace_kernel *k, trace_cta *c, base_err *e)
     if (trace_parse_line(&k->fmt, k->line, k->len, l, base_rd_name(k->r), base_rd_lineno(k->r),
                          e))
         return -1;
-    int64_t sidx = dict_index(k, l, e);
+    int64_t sidx = trace_k_dict_index(k, l, e);
     if (sidx < 0)
         return -1;
     if (c->ninsts + 1 >= UINT32_MAX || c->naddrs + l->naddr >= UINT32_MAX)
@@ -370,6 +370,8 @@ static int read_warps(trace_kernel *k, trace_cta *c, base_err *e)
 
 int trace_next_cta(trace_kernel *k, trace_cta *c, base_err *e)
 {
+    if (k->nat)
+        return trace_nat_next_cta(k, c, e);
     if (k->done)
         return 0;
     int rc = trace_k_nonblank(k, e);

@@ -1,6 +1,7 @@
 /* Kernel file: opening, line access, and the header (A.3). */
 #include "trace_kint.h"
 #include "trace_int.h"
+#include "trace_native.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -306,8 +307,49 @@ trace_kernel *trace_kernel_open(const char *path, base_err *e)
                    "writes .traceg)", path);
         return NULL;
     }
+    if (trace_is_native(path))
+        return trace_nat_open(path, NULL, 0, NULL, e);
     base_rd *r = base_rd_open(path, e);
     return r ? trace_kernel_open_rd(r, e) : NULL;
+}
+
+static int native_magic(const void *p, size_t n)
+{
+    return n >= 8 && memcmp(p, TRACE_NAT_MAGIC, 7) == 0;
+}
+
+int trace_is_native(const char *path)
+{
+    unsigned char b[8];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    size_t n = fread(b, 1, sizeof b, f);
+    fclose(f);
+    return native_magic(b, n);
+}
+
+trace_kernel *trace_kernel_open_mem(const char *name, const void *data, size_t n, base_err *e)
+{
+    if (native_magic(data, n))
+        return trace_nat_open(name, data, n, NULL, e);
+    base_rd *r = base_rd_open_mem(name, data, n, e);
+    return r ? trace_kernel_open_rd(r, e) : NULL;
+}
+
+int trace_kernel_is_native(const trace_kernel *k) { return k->nat != NULL; }
+uint64_t trace_kernel_nctas(const trace_kernel *k)
+{
+    return k->nat ? trace_nat_nctas(k) : UINT64_MAX;
+}
+
+int trace_kernel_seek_cta(trace_kernel *k, uint64_t index, base_err *e)
+{
+    if (!k->nat)
+        return trace_fail(e, "%s: expected a native trace for random access by CTA, found a "
+                          "text one (convert it with 'lockstep trace convert --to native')",
+                          base_rd_name(k->r));
+    return trace_nat_seek(k, index, e);
 }
 
 void trace_kernel_close(trace_kernel *k)
@@ -315,6 +357,7 @@ void trace_kernel_close(trace_kernel *k)
     if (!k)
         return;
     base_rd_close(k->r);
+    trace_nat_free(k->nat);
     free(k->h.name);
     free(k->h.nvbit_version);
     trace_line_free(&k->tl);
@@ -328,13 +371,21 @@ void trace_kernel_close(trace_kernel *k)
 
 const trace_header *trace_kernel_header(const trace_kernel *k) { return &k->h; }
 const char *trace_kernel_path(const trace_kernel *k) { return base_rd_name(k->r); }
-uint64_t trace_kernel_bytes(const trace_kernel *k) { return base_rd_offset(k->r); }
-uint64_t trace_kernel_lines(const trace_kernel *k) { return base_rd_lineno(k->r); }
-size_t trace_kernel_nsinst(const trace_kernel *k) { return k->nsinst; }
+uint64_t trace_kernel_bytes(const trace_kernel *k)
+{
+    return k->nat ? trace_nat_bytes(k) : base_rd_offset(k->r);
+}
+
+uint64_t trace_kernel_lines(const trace_kernel *k)
+{
+    return k->nat ? trace_nat_lines(k) : base_rd_lineno(k->r);
+}
+
+size_t trace_kernel_nsinst(const trace_kernel *k) { return k->nat ? k->nshown : k->nsinst; }
 
 const trace_sinst *trace_kernel_sinst(const trace_kernel *k, uint32_t sidx)
 {
-    return sidx < k->nsinst ? &k->sinst[sidx] : NULL;
+    return sidx < trace_kernel_nsinst(k) ? &k->sinst[sidx] : NULL;
 }
 
 const char *trace_sinst_opcode(const trace_kernel *k, const trace_sinst *s)

@@ -24,6 +24,11 @@ struct trace_kernel {
     size_t str_len, str_cap;
     uint16_t *regs;
     size_t nregs, regs_cap;
+    /* native kernels (trace_native_rd.c): r is then an empty reader that only names the
+     * file; nshown = dictionary entries used by the CTAs delivered so far, which is what the
+     * text reader's dictionary holds at the same point */
+    struct trace_native *nat;
+    size_t nshown;
 };
 
 /* 1: a line in k->line; 0: end of file; -1: error. Honours k->pending. */
@@ -33,5 +38,10 @@ int trace_k_nonblank(trace_kernel *k, base_err *e);
 /* Matches "KEY = <decimal>" (blanks optional around '='): 1 and *v set; 0 when the line does
  * not start with KEY; -1 (error set) when it does but the value is not a number <= max. */
 int trace_k_keynum(trace_kernel *k, const char *key, uint64_t max, uint64_t *v, base_err *e);
+
+/* Index of the line's static instruction in k's dictionary, adding (and decoding) it when
+ * new: the same entries for text and native kernels. -1 with e set on an opcode the
+ * kernel's ISA family does not have. */
+int64_t trace_k_dict_index(trace_kernel *k, const trace_line *l, base_err *e);
 
 #endif

@@ -1,0 +1,484 @@
+/* Native trace reader, the CTAs (docs/NATIVE.md): one block is decoded at a time into a
+ * buffer sized at open, and one CTA per trace_next_cta into the caller's trace_cta. Each
+ * count is checked before it is used; a corrupt block is an error naming its offset. */
+#include "trace_kint.h"
+#include "trace_int.h"
+#include "trace_native.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Inside a block's decoded data: the block's file offset, then where in its data. */
+static int fail_blk(const struct trace_native *n, const uint8_t *at, base_err *e,
+                    const char *what)
+{
+    const trace_nat_block *b = &n->blocks[n->blk];
+    return trace_fail(e, "%s: byte offset %llu: expected %s (CTA %llu, byte %llu of the "
+                      "decoded block)", n->name, (unsigned long long)b->offset, what,
+                      (unsigned long long)n->next, (unsigned long long)(at - n->c.start));
+}
+
+/* ---- blocks ---- */
+
+static int load_block(struct trace_native *n, trace_kernel *k, uint64_t b, base_err *e)
+{
+    const trace_nat_block *x = &n->blocks[b];
+    const uint8_t *p, *raw;
+    n->blk = UINT64_MAX;
+    if (trace_nat_read(n, x->offset, x->csize, n->cbuf, &p, e))
+        return -1;
+    if (!n->o.skip_crc && trace_nat_crc(0, p, x->csize) != x->crc)
+        return trace_nat_fail_at(n, x->offset, e, "the block checksum %08x, found %08x "
+                                 "(corrupt block)", x->crc, trace_nat_crc(0, p, x->csize));
+    if (trace_nat_unpack(n, p, x->csize, x->rsize, x->method, n->max_raw, x->offset, &raw, e))
+        return -1;
+    n->blk = b;
+    n->c = (trace_nat_cur){raw, raw + x->rsize, raw, NULL};
+    n->next = x->first_cta;
+    n->left = x->nctas;
+    n->lastw_ok = n->mpos_ok = 0;
+    trace_nat_pred_reset(&n->pred, n->width, &k->h, x->first_cta, x->first_line);
+    return 0;
+}
+
+static uint64_t find_block(const struct trace_native *n, uint64_t cta)
+{
+    uint64_t lo = 0, hi = n->nblocks;  /* the block holding cta is in [lo, hi) */
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (n->blocks[mid].first_cta <= cta)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* ---- one warp ---- */
+
+static int bad_var(struct trace_native *n, const char *what, base_err *e)
+{
+    return fail_blk(n, n->c.bad ? n->c.bad : n->c.p, e, what);
+}
+
+static int dec_sidx(struct trace_native *n, trace_dinst *d, uint64_t cnt, base_err *e)
+{
+    trace_nat_cur *c = &n->c;
+    uint32_t *succ = n->pred.succ, ns = n->pred.ns, prev = ns, maxs = n->maxs;
+    for (uint64_t i = 0; i < cnt;) {
+        uint64_t r = trace_nat_var(c);
+        if (r > cnt - i)
+            return bad_var(n, "a run of predicted instructions within the warp", e);
+        for (uint64_t end = i + r; i < end; i++) {
+            uint32_t s = succ[prev];
+            if (s >= ns)
+                return fail_blk(n, c->p, e, "a predicted instruction inside the dictionary");
+            d[i].sidx = s;
+            maxs = s > maxs ? s : maxs;
+            prev = s;
+        }
+        if (i == cnt)
+            break;
+        uint64_t s = (uint64_t)succ[prev] + (uint64_t)trace_nat_unzz(trace_nat_var(c));
+        if (s >= ns || c->bad)
+            return bad_var(n, "a static instruction index inside the dictionary", e);
+        succ[prev] = (uint32_t)s;
+        d[i++].sidx = (uint32_t)s;
+        maxs = (uint32_t)s > maxs ? (uint32_t)s : maxs;
+        prev = (uint32_t)s;
+    }
+    n->maxs = maxs;
+    return 0;
+}
+
+static int dec_masks(struct trace_native *n, trace_dinst *d, uint64_t cnt, base_err *e)
+{
+    trace_nat_cur *c = &n->c;
+    uint32_t *last = n->pred.mask;
+    for (uint64_t i = 0; i < cnt;) {
+        uint64_t r = trace_nat_var(c);
+        if (r > cnt - i)
+            return bad_var(n, "a run of predicted masks within the warp", e);
+        for (uint64_t end = i + r; i < end; i++)
+            d[i].mask = last[d[i].sidx];
+        if (i == cnt)
+            break;
+        uint64_t x = trace_nat_var(c);
+        if (x > (uint64_t)UINT32_MAX + 1 || c->bad)
+            return bad_var(n, "an active mask", e);
+        uint32_t m = x ? (uint32_t)(x - 1) : i ? d[i - 1].mask : UINT32_MAX;
+        last[d[i].sidx] = m;
+        d[i++].mask = m;
+    }
+    return 0;
+}
+
+typedef uint64_t v2u64 __attribute__((vector_size(16)));
+
+/* A full warp in pairs of lanes: no 64-bit vector multiply is needed, and no dependence
+ * longer than 4 steps. */
+static void fill_full(uint64_t *out, uint64_t base, uint64_t stride)
+{
+    v2u64 a = {base, base + stride}, st = {8 * stride, 8 * stride};
+    v2u64 b = a + 2 * stride, c = a + 4 * stride, d = a + 6 * stride;
+    for (unsigned l = 0; l < 32; l += 8) {
+        memcpy(out + l, &a, sizeof a);
+        memcpy(out + l + 2, &b, sizeof b);
+        memcpy(out + l + 4, &c, sizeof c);
+        memcpy(out + l + 6, &d, sizeof d);
+        a += st;
+        b += st;
+        c += st;
+        d += st;
+    }
+}
+
+static void fill_stride(uint64_t *out, uint32_t mask, uint64_t base, int64_t stride)
+{
+    if (mask == UINT32_MAX) {
+        fill_full(out, base, (uint64_t)stride);
+        return;
+    }
+    unsigned first = (unsigned)__builtin_ctz(mask);
+    for (uint32_t m = mask; m; m &= m - 1)
+        *out++ = base + (uint64_t)stride * ((unsigned)__builtin_ctz(m) - first);
+}
+
+/* Offsets from the lowest address, shifted right by a common shift, in `width` bytes each;
+ * spec = shift * 8 + width - 1. -1 when the data runs out. */
+static int dec_packed(trace_nat_cur *c, uint64_t base, unsigned p, uint64_t *out)
+{
+    uint64_t spec = trace_nat_var(c);
+    unsigned shift = (unsigned)(spec >> 3), width = (unsigned)(spec & 7) + 1;
+    if (spec > 63 * 8 + 7 || (uint64_t)(c->end - c->p) < (uint64_t)p * width) {
+        if (!c->bad)
+            c->bad = c->p;
+        return -1;
+    }
+    for (unsigned q = 0; q < p; q++) {
+        uint64_t v = 0;
+        for (unsigned b = 0; b < width; b++)
+            v |= (uint64_t)c->p[b] << (8 * b);
+        c->p += width;
+        out[q] = base + (v << shift);
+    }
+    return 0;
+}
+
+/* The lane offsets this static instruction had last time (with as many lanes). */
+static int dec_pattern(struct trace_native *n, uint32_t s, uint64_t base, unsigned p,
+                       uint64_t *out)
+{
+    const uint64_t *pat = trace_nat_pattern(&n->pred, s);
+    if (!pat || pat[0] != p) {
+        n->c.bad = n->c.bad ? n->c.bad : n->c.p;
+        return -1;
+    }
+    for (unsigned q = 0; q < p; q++)
+        out[q] = base + pat[1 + q];
+    return 0;
+}
+
+/* Addresses of one instruction with p >= 1 active lanes into out (bad set on a problem). */
+static void dec_addr(struct trace_native *n, uint32_t s, uint32_t mask, unsigned p,
+                     uint64_t *out)
+{
+    trace_nat_cur *c = &n->c;
+    uint64_t t = p >= 2 ? trace_nat_var(c) : TRACE_NAT_SAME_STRIDE;
+    uint64_t base = n->pred.base[s] + (uint64_t)trace_nat_unzz(trace_nat_var(c));
+    n->pred.base[s] = base;
+    switch (t) {
+    case TRACE_NAT_PATTERN:
+        dec_pattern(n, s, base, p, out);
+        return;
+    case TRACE_NAT_PACKED:
+        if (dec_packed(c, base, p, out) == 0)
+            trace_nat_pattern_set(&n->pred, s, out, p);
+        return;
+    case TRACE_NAT_DELTAS:
+        out[0] = base;
+        for (unsigned q = 1; q < p; q++)
+            out[q] = out[q - 1] + (uint64_t)trace_nat_unzz(trace_nat_var(c));
+        trace_nat_pattern_set(&n->pred, s, out, p);
+        return;
+    case TRACE_NAT_SAME_STRIDE:
+        break;
+    default:
+        n->pred.stride[s] = trace_nat_unzz(t - TRACE_NAT_STRIDE);
+    }
+    fill_stride(out, mask, base, n->pred.stride[s]);
+}
+
+static int has_addrs(struct trace_native *n, uint32_t s, uint32_t mask, int *has, base_err *e)
+{
+    uint8_t f = n->aflag[s];
+    if (f != TRACE_NAT_AVARIES) {
+        *has = f == TRACE_NAT_AALWAYS && mask != 0;
+        return 0;
+    }
+    uint64_t v = trace_nat_var(&n->c);
+    if (v > (mask != 0) || n->c.bad)
+        return bad_var(n, "an address flag 0, or 1 with active lanes", e);
+    *has = (int)v;
+    return 0;
+}
+
+static inline __attribute__((always_inline)) int dec_one_addr(struct trace_native *n,
+                                                             trace_cta *c, trace_dinst *d,
+                                                             base_err *e)
+{
+    unsigned p = trace_nat_popcount(d->mask);
+    if (c->naddrs + p > n->max_addrs)
+        return fail_blk(n, n->c.p, e, "at most the meta section's addresses per CTA");
+    if (c->naddrs + p > c->addrs_cap)
+        base_grow(&c->addrs, &c->addrs_cap, c->naddrs + p, sizeof *c->addrs);
+    dec_addr(n, d->sidx, d->mask, p, c->addrs + c->naddrs);
+    d->addr = (uint32_t)c->naddrs;
+    c->naddrs += p;
+    return 0;
+}
+
+/* Also remembers where the addresses were, for a next warp that copies this one. */
+static int dec_addrs(struct trace_native *n, trace_cta *c, trace_dinst *d, uint64_t cnt,
+                     base_err *e)
+{
+    if (cnt > n->mpos_cap)
+        base_grow(&n->mpos, &n->mpos_cap, cnt, sizeof *n->mpos);
+    int varies = 0;
+    n->nmpos = 0;
+    for (uint64_t i = 0; i < cnt; i++) {
+        int has = 0;
+        d[i].addr = TRACE_NO_ADDR;
+        varies |= n->aflag[d[i].sidx] == TRACE_NAT_AVARIES;
+        if (has_addrs(n, d[i].sidx, d[i].mask, &has, e))
+            return -1;
+        if (!has)
+            continue;
+        n->mpos[n->nmpos++] = (uint32_t)i;
+        if (dec_one_addr(n, c, &d[i], e))
+            return -1;
+    }
+    n->mpos_ok = !varies;
+    return n->c.bad ? bad_var(n, "complete address data", e) : 0;
+}
+
+/* A warp with the previous warp's instructions and masks: its addresses are where that
+ * warp's were. */
+static int dec_copy(struct trace_native *n, trace_cta *c, trace_dinst *d, const trace_dinst *pd,
+                    uint64_t cnt, base_err *e)
+{
+    for (uint64_t i = 0; i < cnt; i++)
+        d[i] = (trace_dinst){pd[i].sidx, pd[i].mask, TRACE_NO_ADDR};
+    for (size_t j = 0; j < n->nmpos; j++)
+        if (dec_one_addr(n, c, &d[n->mpos[j]], e))
+            return -1;
+    return n->c.bad ? bad_var(n, "complete address data", e) : 0;
+}
+
+/* The previously decoded warp of this block: p in this CTA, else the saved one. */
+static const trace_dinst *prev_warp(const struct trace_native *n, const trace_cta *c,
+                                    const trace_warp *p, uint64_t *pn)
+{
+    *pn = p ? p->n : n->lastw_n;
+    return p ? c->insts + p->first : n->lastw_ok ? n->lastw : NULL;
+}
+
+static int dec_warp(struct trace_native *n, trace_cta *c, uint32_t w, const trace_warp *p,
+                    base_err *e)
+{
+    uint64_t h = trace_nat_var(&n->c), cnt = h >> 2, pn;
+    if (n->c.bad || cnt > n->max_insts - c->ninsts)
+        return bad_var(n, "a warp's instruction count within the meta section's limit per "
+                       "CTA", e);
+    if ((h & (TRACE_NAT_W_SIDX | TRACE_NAT_W_MASK)) && (!prev_warp(n, c, p, &pn) || pn != cnt))
+        return bad_var(n, "a warp copying the previous warp to have as many instructions", e);
+    c->warps[w] = (trace_warp){(uint32_t)c->ninsts, (uint32_t)cnt, 1};
+    c->nwarps_seen++;
+    if (c->ninsts + cnt > c->insts_cap)
+        base_grow(&c->insts, &c->insts_cap, c->ninsts + cnt, sizeof *c->insts);
+    trace_dinst *d = c->insts + c->ninsts;
+    const trace_dinst *pd = prev_warp(n, c, p, &pn);  /* after the insts may have moved */
+    c->ninsts += cnt;
+    if ((h & TRACE_NAT_W_SIDX) && (h & TRACE_NAT_W_MASK) && n->mpos_ok)
+        return dec_copy(n, c, d, pd, cnt, e);
+    if (h & TRACE_NAT_W_SIDX)
+        for (uint64_t i = 0; i < cnt; i++)
+            d[i].sidx = pd[i].sidx;
+    else if (cnt && dec_sidx(n, d, cnt, e))
+        return -1;
+    if (h & TRACE_NAT_W_MASK)
+        for (uint64_t i = 0; i < cnt; i++)
+            d[i].mask = pd[i].mask;
+    else if (cnt && dec_masks(n, d, cnt, e))
+        return -1;
+    return dec_addrs(n, c, d, cnt, e);
+}
+
+/* ---- one CTA ---- */
+
+static void cta_reset(struct trace_native *n, const trace_header *h, trace_cta *c)
+{
+    c->index = n->next;
+    c->nwarps = h->warps_per_cta;
+    c->nwarps_seen = 0;
+    c->ninsts = c->naddrs = 0;
+    memset(c->cluster_id, 0, sizeof c->cluster_id);
+    memset(c->cluster_cta, 0, sizeof c->cluster_cta);
+    c->cluster_rank = 0;
+    base_grow(&c->warps, &c->warps_cap, c->nwarps, sizeof *c->warps);
+    memset(c->warps, 0, c->nwarps * sizeof *c->warps);
+}
+
+static int get_u32s(trace_nat_cur *u, uint32_t *out, int count)
+{
+    uint64_t v;
+    for (int i = 0; i < count; i++) {
+        if (trace_nat_var_max(u, UINT32_MAX, &v))
+            return -1;
+        out[i] = (uint32_t)v;
+    }
+    return 0;
+}
+
+static int dec_ids(struct trace_native *n, trace_cta *c, uint64_t fl)
+{
+    trace_nat_cur *u = &n->c;
+    if (fl & TRACE_NAT_C_ID) {
+        if (get_u32s(u, c->id, 3))
+            return -1;
+    } else {
+        for (int i = 0; i < 3; i++) {
+            if (n->pred.id[i] > UINT32_MAX) {
+                u->bad = u->p;
+                return -1;
+            }
+            c->id[i] = (uint32_t)n->pred.id[i];
+        }
+    }
+    if ((fl & TRACE_NAT_C_CLUSTER) &&
+        (get_u32s(u, c->cluster_id, 3) || get_u32s(u, c->cluster_cta, 3) ||
+         get_u32s(u, &c->cluster_rank, 1)))
+        return -1;
+    c->line = n->pred.line;
+    if (fl & TRACE_NAT_C_LINE)
+        c->line += (uint64_t)trace_nat_unzz(trace_nat_var(u));
+    return u->bad ? -1 : 0;
+}
+
+/* The warps in section order: explicit, or every warp in order. */
+static int dec_order(struct trace_native *n, trace_cta *c, uint64_t fl, uint32_t *cnt,
+                     base_err *e)
+{
+    if (!(fl & TRACE_NAT_C_ORDER)) {
+        for (uint32_t w = 0; w < c->nwarps; w++)
+            n->order[w] = w;
+        *cnt = c->nwarps;
+        return 0;
+    }
+    uint64_t v;
+    if (trace_nat_var_max(&n->c, c->nwarps, &v))
+        return bad_var(n, "a count of warps at most the warps per CTA", e);
+    *cnt = (uint32_t)v;
+    for (uint32_t i = 0; i < *cnt; i++) {
+        uint64_t w;
+        if (trace_nat_var_max(&n->c, c->nwarps - 1, &w) || c->warps[w].seen)
+            return bad_var(n, "distinct warp indices below the warps per CTA", e);
+        c->warps[w].seen = 1;  /* marks duplicates; dec_warp sets it again */
+        n->order[i] = (uint32_t)w;
+    }
+    for (uint32_t i = 0; i < *cnt; i++)
+        c->warps[n->order[i]].seen = 0;
+    return 0;
+}
+
+static void keep_last_warp(struct trace_native *n, const trace_cta *c, uint32_t w)
+{
+    const trace_warp *x = &c->warps[w];
+    if (x->n > n->lastw_cap)
+        base_grow(&n->lastw, &n->lastw_cap, x->n, sizeof *n->lastw);
+    if (x->n)
+        memcpy(n->lastw, c->insts + x->first, x->n * sizeof *n->lastw);
+    n->lastw_n = x->n;
+    n->lastw_ok = 1;
+}
+
+static int dec_cta(struct trace_native *n, trace_kernel *k, trace_cta *c, base_err *e)
+{
+    uint64_t fl;
+    n->maxs = 0;
+    cta_reset(n, &k->h, c);
+    if (trace_nat_var_max(&n->c, TRACE_NAT_C_ALL, &fl))
+        return bad_var(n, "CTA flags 0..15", e);
+    if (dec_ids(n, c, fl))
+        return bad_var(n, "a thread block, cluster and line within range", e);
+    uint32_t cnt = 0;
+    if (dec_order(n, c, fl, &cnt, e))
+        return -1;
+    for (uint32_t i = 0; i < cnt; i++) {
+        if (dec_warp(n, c, n->order[i], i ? &c->warps[n->order[i - 1]] : NULL, e))
+            return -1;
+    }
+    if (cnt)
+        keep_last_warp(n, c, n->order[cnt - 1]);
+    trace_nat_pred_next_cta(&n->pred, &k->h, c);
+    return 0;
+}
+
+/* Decodes the next CTA of the file into c, loading its block when needed. */
+static int step(struct trace_native *n, trace_kernel *k, trace_cta *c, base_err *e)
+{
+    if (n->left == 0) {
+        uint64_t b = n->blk != UINT64_MAX && n->blk + 1 < n->nblocks &&
+                             n->blocks[n->blk + 1].first_cta == n->next
+                         ? n->blk + 1 : find_block(n, n->next);
+        if (load_block(n, k, b, e))
+            return -1;
+    }
+    if (dec_cta(n, k, c, e))
+        return -1;
+    n->next++;
+    if (--n->left == 0 && n->c.p != n->c.end)
+        return fail_blk(n, n->c.p, e, "the end of the block after its last CTA");
+    return 0;
+}
+
+int trace_nat_next_cta(trace_kernel *k, trace_cta *c, base_err *e)
+{
+    struct trace_native *n = k->nat;
+    if (n->failed || n->next >= n->nctas)
+        return 0;
+    if (step(n, k, c, e)) {
+        n->failed = 1;
+        n->left = 0;
+        return -1;
+    }
+    if (n->maxs + (size_t)1 > k->nshown && c->ninsts)
+        k->nshown = (size_t)n->maxs + 1;
+    n->last_line = c->line;
+    return 1;
+}
+
+int trace_nat_seek(trace_kernel *k, uint64_t cta, base_err *e)
+{
+    struct trace_native *n = k->nat;
+    if (cta > n->nctas)
+        return trace_fail(e, "%s: expected a CTA index <= %llu, found %llu", n->name,
+                          (unsigned long long)n->nctas, (unsigned long long)cta);
+    n->failed = 0;
+    if (n->left == 0 || cta < n->next || cta >= n->next + n->left) {
+        n->left = 0;
+        n->next = cta;
+        if (cta == n->nctas)
+            return 0;
+        uint64_t b = find_block(n, cta);
+        if (load_block(n, k, b, e))
+            return n->failed = 1, -1;
+    }
+    while (n->next < cta)
+        if (step(n, k, &n->scratch, e)) {
+            n->failed = 1;
+            n->left = 0;
+            return -1;
+        }
+    return 0;
+}
