@@ -275,41 +275,54 @@ static int dec_copy(struct trace_native *n, trace_cta *c, trace_dinst *d, const 
     return n->c.bad ? bad_var(n, "complete address data", e) : 0;
 }
 
-/* The previously decoded warp of this block: p in this CTA, else the saved one. */
-static const trace_dinst *prev_warp(const struct trace_native *n, const trace_cta *c,
-                                    const trace_warp *p, uint64_t *pn)
+/* The previously decoded warp of this block, p in this CTA or else the saved one: 0 when
+ * there is none (*pd is NULL when it is empty). */
+static int prev_warp(const struct trace_native *n, const trace_cta *c, const trace_warp *p,
+                     const trace_dinst **pd, uint64_t *pn)
 {
-    *pn = p ? p->n : n->lastw_n;
-    return p ? c->insts + p->first : n->lastw_ok ? n->lastw : NULL;
+    if (p) {
+        *pn = p->n;
+        *pd = p->n ? c->insts + p->first : NULL;
+        return 1;
+    }
+    *pn = n->lastw_n;
+    *pd = n->lastw_n ? n->lastw : NULL;
+    return n->lastw_ok;
 }
 
 static int dec_warp(struct trace_native *n, trace_cta *c, uint32_t w, const trace_warp *p,
                     base_err *e)
 {
     uint64_t h = trace_nat_var(&n->c), cnt = h >> 2, pn;
+    const trace_dinst *pd;
     if (n->c.bad || cnt > n->max_insts - c->ninsts)
         return bad_var(n, "a warp's instruction count within the meta section's limit per "
                        "CTA", e);
-    if ((h & (TRACE_NAT_W_SIDX | TRACE_NAT_W_MASK)) && (!prev_warp(n, c, p, &pn) || pn != cnt))
+    if ((h & (TRACE_NAT_W_SIDX | TRACE_NAT_W_MASK)) && (!prev_warp(n, c, p, &pd, &pn) || pn != cnt))
         return bad_var(n, "a warp copying the previous warp to have as many instructions", e);
     c->warps[w] = (trace_warp){(uint32_t)c->ninsts, (uint32_t)cnt, 1};
     c->nwarps_seen++;
+    if (cnt == 0) {  /* the next warp's previous one: no addresses anywhere */
+        n->nmpos = 0;
+        n->mpos_ok = 1;
+        return 0;
+    }
     if (c->ninsts + cnt > c->insts_cap)
         base_grow(&c->insts, &c->insts_cap, c->ninsts + cnt, sizeof *c->insts);
     trace_dinst *d = c->insts + c->ninsts;
-    const trace_dinst *pd = prev_warp(n, c, p, &pn);  /* after the insts may have moved */
+    prev_warp(n, c, p, &pd, &pn);  /* after the instructions may have moved */
     c->ninsts += cnt;
     if ((h & TRACE_NAT_W_SIDX) && (h & TRACE_NAT_W_MASK) && n->mpos_ok)
         return dec_copy(n, c, d, pd, cnt, e);
     if (h & TRACE_NAT_W_SIDX)
         for (uint64_t i = 0; i < cnt; i++)
             d[i].sidx = pd[i].sidx;
-    else if (cnt && dec_sidx(n, d, cnt, e))
+    else if (dec_sidx(n, d, cnt, e))
         return -1;
     if (h & TRACE_NAT_W_MASK)
         for (uint64_t i = 0; i < cnt; i++)
             d[i].mask = pd[i].mask;
-    else if (cnt && dec_masks(n, d, cnt, e))
+    else if (dec_masks(n, d, cnt, e))
         return -1;
     return dec_addrs(n, c, d, cnt, e);
 }

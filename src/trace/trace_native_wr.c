@@ -388,17 +388,18 @@ static int same_field(const trace_dinst *a, const trace_dinst *b, uint32_t n, in
     return 1;
 }
 
-/* pd, pn: the previously coded warp of this block (NULL at its start). */
-static void enc_warp(enc *x, const trace_cta *c, uint32_t w, const trace_dinst *pd, uint64_t pn)
+/* has_prev, pd, pn: the previously coded warp of this block (none at its start). */
+static void enc_warp(enc *x, const trace_cta *c, uint32_t w, int has_prev, const trace_dinst *pd,
+                     uint64_t pn)
 {
     const trace_warp *tw = &c->warps[w];
-    const trace_dinst *d = c->insts + tw->first;
-    if (pn != tw->n)
-        pd = NULL;
+    const trace_dinst *d = tw->n ? c->insts + tw->first : NULL;
+    if (!has_prev || pn != tw->n)
+        pd = NULL, has_prev = 0;
     uint64_t h = (uint64_t)tw->n << 2;
-    if (pd && same_field(d, pd, tw->n, 0))
+    if (has_prev && same_field(d, pd, tw->n, 0))
         h |= TRACE_NAT_W_SIDX;
-    if (pd && same_field(d, pd, tw->n, 1))
+    if (has_prev && same_field(d, pd, tw->n, 1))
         h |= TRACE_NAT_W_MASK;
     ob_var(&x->raw, h);
     if (!tw->n)
@@ -453,13 +454,16 @@ static void enc_cta(enc *x, const trace_cta *c)
     }
     for (uint32_t i = 0; i < nseen; i++) {
         const trace_warp *p = i ? &c->warps[x->order[i - 1]] : NULL;
-        enc_warp(x, c, x->order[i], p ? c->insts + p->first : x->lastw_ok ? x->lastw : NULL,
-                 p ? p->n : x->lastw_n);
+        if (p)
+            enc_warp(x, c, x->order[i], 1, p->n ? c->insts + p->first : NULL, p->n);
+        else
+            enc_warp(x, c, x->order[i], x->lastw_ok, x->lastw, x->lastw_n);
     }
     if (nseen) {
         const trace_warp *w = &c->warps[x->order[nseen - 1]];
         base_grow(&x->lastw, &x->lastw_cap, (size_t)w->n + 1, sizeof *x->lastw);
-        memcpy(x->lastw, c->insts + w->first, w->n * sizeof *x->lastw);
+        if (w->n)
+            memcpy(x->lastw, c->insts + w->first, w->n * sizeof *x->lastw);
         x->lastw_n = w->n;
         x->lastw_ok = 1;
     }
