@@ -246,12 +246,11 @@ static int read_warp(trace_kernel *k, trace_cta *c, uint64_t w, base_err *e)
     return 0;
 }
 
-static void cta_reset(trace_kernel *k, trace_cta *c)
+void trace_k_cta_reset(trace_cta *c, uint64_t index, uint32_t nwarps)
 {
-    c->index = k->ctas;
-    c->line = base_rd_lineno(k->r);
+    c->index = index;
     c->id[0] = c->id[1] = c->id[2] = 0;
-    c->nwarps = k->h.warps_per_cta;
+    c->nwarps = nwarps;
     c->nwarps_seen = 0;
     c->ninsts = c->naddrs = 0;
     memset(c->cluster_id, 0, sizeof c->cluster_id);
@@ -385,7 +384,8 @@ int trace_next_cta(trace_kernel *k, trace_cta *c, base_err *e)
     if (k->ctas >= k->h.ctas_in_grid)
         return trace_fail(e, "%s:%llu: expected at most %llu thread blocks (the grid), found "
                           "another", FILE_LINE(k), (unsigned long long)k->h.ctas_in_grid);
-    cta_reset(k, c);
+    trace_k_cta_reset(c, k->ctas, k->h.warps_per_cta);
+    c->line = base_rd_lineno(k->r);
     if (read_cta_id(k, c, e) || read_warps(k, c, e)) {
         k->done = 1;  /* no resynchronising after malformed input */
         return -1;

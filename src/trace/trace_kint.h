@@ -35,6 +35,8 @@ struct trace_kernel {
 int trace_k_line(trace_kernel *k, base_err *e);
 /* As trace_k_line, skipping lines that are empty or blank. */
 int trace_k_nonblank(trace_kernel *k, base_err *e);
+/* Empties *c for CTA `index` of a kernel with `nwarps` warps per CTA (both readers). */
+void trace_k_cta_reset(trace_cta *c, uint64_t index, uint32_t nwarps);
 /* Matches "KEY = <decimal>" (blanks optional around '='): 1 and *v set; 0 when the line does
  * not start with KEY; -1 (error set) when it does but the value is not a number <= max. */
 int trace_k_keynum(trace_kernel *k, const char *key, uint64_t max, uint64_t *v, base_err *e);

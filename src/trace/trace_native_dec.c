@@ -329,19 +329,6 @@ static int dec_warp(struct trace_native *n, trace_cta *c, uint32_t w, const trac
 
 /* ---- one CTA ---- */
 
-static void cta_reset(struct trace_native *n, const trace_header *h, trace_cta *c)
-{
-    c->index = n->next;
-    c->nwarps = h->warps_per_cta;
-    c->nwarps_seen = 0;
-    c->ninsts = c->naddrs = 0;
-    memset(c->cluster_id, 0, sizeof c->cluster_id);
-    memset(c->cluster_cta, 0, sizeof c->cluster_cta);
-    c->cluster_rank = 0;
-    base_grow(&c->warps, &c->warps_cap, c->nwarps, sizeof *c->warps);
-    memset(c->warps, 0, c->nwarps * sizeof *c->warps);
-}
-
 static int get_u32s(trace_nat_cur *u, uint32_t *out, int count)
 {
     uint64_t v;
@@ -419,7 +406,7 @@ static int dec_cta(struct trace_native *n, trace_kernel *k, trace_cta *c, base_e
 {
     uint64_t fl;
     n->maxs = 0;
-    cta_reset(n, &k->h, c);
+    trace_k_cta_reset(c, n->next, k->h.warps_per_cta);
     if (trace_nat_var_max(&n->c, TRACE_NAT_C_ALL, &fl))
         return bad_var(n, "CTA flags 0..15", e);
     if (dec_ids(n, c, fl))
