@@ -101,15 +101,15 @@ struct mem_part {
     stat_block st;
 };
 
-/* Hands the DRAM the idle cycles counted while quiet; every DRAM access goes through it. */
-static dram *dram_of(const mem_part *p)
+/* Hands the DRAM the idle cycles counted while quiet. Only its cycle counters lag (an idle
+ * DRAM's queue length and busy state are current), so only readers of those sync it. */
+static dram *dram_of(mem_part *p)
 {
-    mem_part *m = (mem_part *)p; /* the lag is a cache of the DRAM's own idle cycles */
-    if (m->lag) {
-        dram_skip(m->d, m->lag);
-        m->lag = 0;
+    if (p->lag) {
+        dram_skip(p->d, p->lag);
+        p->lag = 0;
     }
-    return m->d;
+    return p->d;
 }
 
 static void wake_dram_side(mem_part *p)
@@ -636,13 +636,23 @@ int mem_part_wake(const mem_part *p, uint64_t *core_t, uint64_t *dram_t)
     }
     if (!mem_q_empty(&p->latq.q) && p->latq.t[p->latq.q.head] < *core_t)
         *core_t = p->latq.t[p->latq.q.head];
-    *dram_t = dram_wake(dram_of(p));
-    if (*dram_t == dram_now(p->d))
+    if (p->quiet)
+        return 0; /* nothing below the L2: the DRAM cannot act (and its clock lags) */
+    uint64_t w = dram_wake(p->d), now = dram_now(p->d);
+    if (w == now)
         return -1;
+    *dram_t = w == UINT64_MAX ? w : w - now;
     return 0;
 }
 
-void mem_part_skip(mem_part *p, uint64_t dram_calls) { dram_skip(dram_of(p), dram_calls); }
+/* While quiet the skipped cycles join the lag, like counted idle cycles. */
+void mem_part_skip(mem_part *p, uint64_t dram_calls)
+{
+    if (p->quiet)
+        p->lag += dram_calls;
+    else
+        dram_skip(p->d, dram_calls);
+}
 void mem_part_set_now(mem_part *p, uint64_t core_cycle) { p->now = core_cycle; }
 
 void mem_part_prefill(mem_part *p, uint32_t sub_i, uint64_t addr)
@@ -721,6 +731,6 @@ void mem_part_diagnose(const mem_part *p, FILE *f)
     }
     print_oldest(f, "dram latency q", &p->latq.q, p->latq.t);
     fprintf(f, "    held dram return: %s; shared credits %u/%u; dram queue %u, busy %d\n",
-            p->have_ret ? "yes" : "no", p->shared, p->shared_limit, dram_queue_len(dram_of(p)),
-            dram_busy(dram_of(p)));
+            p->have_ret ? "yes" : "no", p->shared, p->shared_limit, dram_queue_len(p->d),
+            dram_busy(p->d));
 }

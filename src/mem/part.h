@@ -44,7 +44,8 @@ int mem_part_busy(const mem_part *p);
 
 /* Fast-forward. mem_part_wake: -1 when the partition may act at its next clock edge;
  * otherwise 0 with the core cycle at which a timed queue's head becomes ready (*core_t) and
- * the DRAM command-clock value at which the DRAM acts (*dram_t), each UINT64_MAX for never
+ * the number of DRAM-clock calls before the one in which the DRAM acts (*dram_t), each
+ * UINT64_MAX for never
  * (without new input). mem_part_skip: that many idle DRAM-clock calls at once. */
 int mem_part_wake(const mem_part *p, uint64_t *core_t, uint64_t *dram_t);
 void mem_part_skip(mem_part *p, uint64_t dram_calls);

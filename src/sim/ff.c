@@ -62,10 +62,8 @@ static uint64_t mem_wake(const sim *g)
                 return NOW;
             t = min_u64(t, core_edge(g, ct - 1)); /* memory edges after it see cycle ct */
         }
-        if (dt != UINT64_MAX) {
-            uint64_t dn = dram_now(mem_part_dram(g->part[c]));
-            t = min_u64(t, g->next[CLK_DRAM] + (dt - dn) * g->period[CLK_DRAM]);
-        }
+        if (dt != UINT64_MAX)
+            t = min_u64(t, g->next[CLK_DRAM] + dt * g->period[CLK_DRAM]);
     }
     return t;
 }
