@@ -81,6 +81,7 @@ typedef struct xbar {
     int32_t *cand;       /* islip scratch: per output, the input it grants */
     uint32_t *cand_dist;
     uint32_t npkts;      /* packets anywhere in this crossbar */
+    stat_block st;       /* what its cycles count: subnets may cycle on different threads */
 } xbar;
 
 struct icnt {
@@ -89,7 +90,8 @@ struct icnt {
     int islip;
     uint64_t now;
     xbar x[2];
-    stat_block st;
+    stat_block st;       /* pushes and cycles */
+    stat_block sum;      /* st plus the crossbars', made by icnt_stats */
 };
 
 static void ring_init(ring *q, uint32_t cap)
@@ -183,6 +185,9 @@ icnt *icnt_new(const knobs *k, uint32_t n_sm, uint32_t n_sub_total)
         xbar_init(&n->x[0], n_sm + n_sub_total, n_sm + n_sub_total, n);
     }
     stat_block_init(&n->st, icnt_stats_set());
+    stat_block_init(&n->sum, icnt_stats_set());
+    for (uint32_t s = 0; s < n->nsubnets; s++)
+        stat_block_init(&n->x[s].st, icnt_stats_set());
     return n;
 }
 
@@ -190,9 +195,12 @@ void icnt_free(icnt *n)
 {
     if (!n)
         return;
-    for (uint32_t s = 0; s < n->nsubnets; s++)
+    for (uint32_t s = 0; s < n->nsubnets; s++) {
         xbar_free(&n->x[s]);
+        stat_block_free(&n->x[s].st);
+    }
     stat_block_free(&n->st);
+    stat_block_free(&n->sum);
     free(n);
 }
 
@@ -259,8 +267,8 @@ static void send_flit(icnt *n, xbar *x, uint32_t i)
     pkt *d = ring_at(o, o->n - 1); /* the packet holding an output is its newest */
     d->t_ready = n->now + 1 + n->latency;
     int req = p->subnet == ICNT_REQ;
-    stat_inc(&n->st, req ? IS_req_delivered : IS_rep_delivered, 1);
-    stat_inc(&n->st, req ? IS_req_latency_sum : IS_rep_latency_sum, d->t_ready - p->t_push);
+    stat_inc(&x->st, req ? IS_req_delivered : IS_rep_delivered, 1);
+    stat_inc(&x->st, req ? IS_req_latency_sum : IS_rep_latency_sum, d->t_ready - p->t_push);
     x->lock[p->dst] = -1;
     x->sent[i] = 0;
     ring_drop_head(q);
@@ -278,14 +286,14 @@ static void start(icnt *n, xbar *x, uint32_t i)
 }
 
 /* 0: output free this cycle; counts the reason otherwise. */
-static int blocked(icnt *n, const xbar *x, uint32_t o, uint32_t flits)
+static int blocked(icnt *n, xbar *x, uint32_t o, uint32_t flits)
 {
     if (x->lock[o] >= 0 || x->out_busy[o]) {
-        stat_inc(&n->st, IS_conflicts, 1);
+        stat_inc(&x->st, IS_conflicts, 1);
         return 1;
     }
     if (!room(&x->out[o], flits, n->out_limit)) {
-        stat_inc(&n->st, IS_out_full, 1);
+        stat_inc(&x->st, IS_out_full, 1);
         return 1;
     }
     return 0;
@@ -314,12 +322,12 @@ static void arbitrate_islip(icnt *n, xbar *x)
             continue;
         uint32_t o = ring_at(&x->in[i], 0)->dst;
         if (x->lock[o] >= 0 || x->out_busy[o]) {
-            stat_inc(&n->st, IS_conflicts, 1);
+            stat_inc(&x->st, IS_conflicts, 1);
             continue;
         }
         uint32_t d = (i + x->nin - x->gptr[o]) % x->nin;
         if (x->cand[o] >= 0) {
-            stat_inc(&n->st, IS_conflicts, 1);
+            stat_inc(&x->st, IS_conflicts, 1);
             if (d >= x->cand_dist[o])
                 continue;
         }
@@ -333,7 +341,7 @@ static void arbitrate_islip(icnt *n, xbar *x)
         uint32_t i = (uint32_t)x->cand[o];
         const pkt *p = ring_at(&x->in[i], 0);
         if (!room(&x->out[o], p->flits, n->out_limit)) {
-            stat_inc(&n->st, IS_out_full, 1);
+            stat_inc(&x->st, IS_out_full, 1);
             continue;
         }
         start(n, x, i);
@@ -353,7 +361,7 @@ static void xbar_cycle(icnt *n, xbar *x)
         if (x->sent[i])
             send_flit(n, x, i); /* a started packet keeps its output */
         if (x->in[i].flits + n->max_flits > n->in_limit)
-            stat_inc(&n->st, IS_in_full, 1);
+            stat_inc(&x->st, IS_in_full, 1);
     }
     if (n->islip)
         arbitrate_islip(n, x);
@@ -361,14 +369,24 @@ static void xbar_cycle(icnt *n, xbar *x)
         arbitrate_rr(n, x);
 }
 
-void icnt_cycle(icnt *n)
+uint32_t icnt_cycle_begin(icnt *n)
 {
     stat_inc(&n->st, IS_cycles, 1);
     if (icnt_busy(n))
         stat_inc(&n->st, IS_active_cycles, 1);
-    for (uint32_t s = 0; s < n->nsubnets; s++)
-        xbar_cycle(n, &n->x[s]);
-    n->now++;
+    return n->nsubnets;
+}
+
+void icnt_subnet_cycle(icnt *n, uint32_t s) { xbar_cycle(n, &n->x[s]); }
+
+void icnt_cycle_end(icnt *n) { n->now++; }
+
+void icnt_cycle(icnt *n)
+{
+    uint32_t ns = icnt_cycle_begin(n);
+    for (uint32_t s = 0; s < ns; s++)
+        icnt_subnet_cycle(n, s);
+    icnt_cycle_end(n);
 }
 
 int icnt_subnet_busy(const icnt *n, int subnet) { return xb(n, subnet)->npkts != 0; }
@@ -438,4 +456,11 @@ uint32_t icnt_out_flits(const icnt *n, int subnet, uint32_t dst)
     return xb(n, subnet)->out[out_port(n, subnet, dst)].flits;
 }
 
-stat_block *icnt_stats(icnt *n) { return &n->st; }
+stat_block *icnt_stats(icnt *n)
+{
+    stat_block_zero(&n->sum);
+    stat_block_add(&n->sum, &n->st);
+    for (uint32_t s = 0; s < n->nsubnets; s++)
+        stat_block_add(&n->sum, &n->x[s].st);
+    return &n->sum;
+}

@@ -13,7 +13,9 @@
  *   subnet says which side is the source).
  * - icnt_can_push() before icnt_push(): an input buffer holds at most icnt_in_buffer flits;
  *   an output buffer at most icnt_out_buffer flits (a full output blocks its crossbar port).
- * - Called only from the serial phases (A and C): no locking, no per-thread state.
+ * - Called only from the serial phases (A and C): no locking, no per-thread state. The one
+ *   exception: between icnt_cycle_begin and icnt_cycle_end, icnt_subnet_cycle may run for
+ *   different subnets on different threads (each crossbar keeps its own statistics).
  * - Deterministic: arbitration depends only on the state, never on pointer values.
  */
 #ifndef LOCKSTEP_ICNT_H
@@ -33,6 +35,11 @@ void icnt_free(icnt *n);
 int icnt_can_push(const icnt *n, int subnet, uint32_t src, unsigned bytes);
 void icnt_push(icnt *n, int subnet, uint32_t src, uint32_t dst, const mem_req *r, unsigned bytes);
 void icnt_cycle(icnt *n);                    /* one interconnect-clock cycle, both subnets */
+/* icnt_cycle in parts: begin returns the number of subnets; then each subnet's crossbar
+ * cycle, in any order or concurrently; then end. */
+uint32_t icnt_cycle_begin(icnt *n);
+void icnt_subnet_cycle(icnt *n, uint32_t s);
+void icnt_cycle_end(icnt *n);
 /* The packet at the head of dst's output buffer, NULL if none. */
 const mem_req *icnt_peek(const icnt *n, int subnet, uint32_t dst);
 mem_req icnt_pop(icnt *n, int subnet, uint32_t dst);
@@ -47,6 +54,6 @@ uint32_t icnt_out_flits(const icnt *n, int subnet, uint32_t dst);
 /* Statistics (whole network): packets and flits per subnet, cycles with traffic, sum of
  * packet latencies (cycles from push to delivery), input-buffer-full stalls. */
 const stat_set *icnt_stats_set(void);
-stat_block *icnt_stats(icnt *n);
+stat_block *icnt_stats(icnt *n); /* valid until the next call */
 
 #endif

@@ -110,6 +110,8 @@ static int launch(sim *g, size_t cmd, base_err *e)
     g->ctas_total_est += h->ctas_in_grid;
     for (uint32_t i = 0; i < g->n_sm; i++)
         sm_kernel_start(g->sm[i], &rk->kk, res->occ.carveout_kb);
+    sim_ahead_start(g, rk);
+    memset(g->sm_full, 0, g->n_sm);
     return 0;
 }
 
@@ -144,6 +146,7 @@ static void kernel_end(sim *g, run_kernel *rk)
     sim_totals_init(&res->delta);
     sim_totals_sub(&res->delta, &res->cum, &rk->start);
     res->delta.cycle = g->cycle - rk->launch + 1; /* both ends included */
+    sim_ahead_free(rk);
     trace_kernel_close(rk->kk.tk);
     rk->kk.tk = NULL;
 }
@@ -169,8 +172,13 @@ static void kernels_end(sim *g)
 
 void sim_retire(sim *g)
 {
-    for (uint32_t a = 0; a < g->nactive; a++)
-        g->ctas_done_all += sm_cta_retire(g->sm[g->active[a]], g->done_by_uid);
+    for (uint32_t a = 0; a < g->nactive; a++) {
+        uint32_t s = g->active[a], n = sm_cta_retire(g->sm[s], g->done_by_uid);
+        if (n) {
+            g->ctas_done_all += n;
+            g->sm_full[s] = 0;
+        }
+    }
     kernels_end(g);
 }
 
@@ -184,18 +192,29 @@ int sim_all_done(const sim *g)
     return 1;
 }
 
-/* Offers SM s one CTA of the oldest running kernel that has one and fits. 1 if issued. */
+/* Offers SM s one CTA of the oldest running kernel that has one and fits. 1 if issued.
+ * An SM that no waiting kernel fits is marked full and skipped until it retires a CTA or a
+ * kernel launches: only those free room or bring a new shape. */
 static int issue_to(sim *g, uint32_t s, base_err *e)
 {
     sm *m = g->sm[s];
+    if (g->sm_full[s])
+        return 0;
+    int waiting = 0; /* a kernel still in its launch latency may fit later */
     for (size_t i = 0; i < g->nrk; i++) {
         run_kernel *rk = &g->rk[i];
-        if (rk->state != RK_RUN || rk->eof || g->cycle < rk->first_cta || !sm_cta_fits(m, &rk->kk))
+        if (rk->state != RK_RUN || rk->eof)
+            continue;
+        if (g->cycle < rk->first_cta) {
+            waiting = 1;
+            continue;
+        }
+        if (!sm_cta_fits(m, &rk->kk))
             continue;
         trace_cta *slot = sm_cta_slot(m);
         if (!slot)
-            return 0;
-        int rc = trace_next_cta(rk->kk.tk, slot, e);
+            break;
+        int rc = sim_ahead_take(rk, slot, e);
         if (rc < 0)
             return -1;
         if (rc == 0) {
@@ -209,6 +228,7 @@ static int issue_to(sim *g, uint32_t s, base_err *e)
         g->moved++;
         return 1;
     }
+    g->sm_full[s] = !waiting;
     return 0;
 }
 

@@ -48,6 +48,7 @@ sim *sim_new(const knobs *k, base_err *e)
     g->prog = base_calloc(g->n_sm, sizeof *g->prog);
     g->active = base_calloc(g->n_sm, sizeof *g->active);
     g->maybe_active = base_calloc((g->n_sm + 63) / 64, sizeof *g->maybe_active);
+    g->sm_full = base_calloc(g->n_sm, 1);
     g->last_sm = g->n_sm - 1;
     return g;
 }
@@ -65,6 +66,8 @@ void sim_free(sim *g)
         if (g->rk[i].kk.tk)
             trace_kernel_close(g->rk[i].kk.tk);
         free(g->rk[i].kk.insts);
+        free(g->rk[i].kk.pcs);
+        sim_ahead_free(&g->rk[i]);
         sim_totals_free(&g->rk[i].start);
     }
     free(g->rk);
@@ -77,6 +80,7 @@ void sim_free(sim *g)
     free(g->prog);
     free(g->active);
     free(g->maybe_active);
+    free(g->sm_full);
     free(g);
 }
 
@@ -174,47 +178,73 @@ static void collect_active(sim *g)
     g->nactive = n;
 }
 
-/* Task i of phase B: the first n_chan are memory channels (their DRAM cycle, then their L2
- * cycle, as the edges in `m` ask), the rest the active SMs. Each task writes only its own
- * unit, so any thread may run it. */
-static void run_task(sim *g, uint32_t i, unsigned m)
+/* Task i of phase B, in this order: the CTA read-ahead if wanted, the interconnect's
+ * subnets on an interconnect edge, the memory channels (their DRAM cycle, then their L2
+ * cycle, as the edges in `m` ask), the active SMs. Each task writes only its own unit, and
+ * none reads another's, so any thread may run any task in any order. (The crossbars only
+ * move packets between their own buffers; pushes and pops happen in the serial phases.) */
+void sim_run_task(sim *g, uint32_t i, unsigned m)
 {
-    uint32_t nc = (m & (1u << CLK_DRAM | 1u << CLK_L2)) ? g->n_chan : 0;
-    if (i < nc) {
+    if (i < g->task_ahead) {
+        sim_ahead_task(g);
+        return;
+    }
+    i -= g->task_ahead;
+    if (i < g->task_icnt) {
+        icnt_subnet_cycle(g->net, i);
+        return;
+    }
+    i -= g->task_icnt;
+    if (i < g->task_chan) {
         if (m & 1u << CLK_DRAM)
             mem_part_dram_cycle(g->part[i], g->cycle);
         if (m & 1u << CLK_L2)
             mem_part_l2_cycle(g->part[i], g->cycle);
         return;
     }
-    uint32_t s = g->active[i - nc];
+    uint32_t s = g->active[i - g->task_chan];
     g->prog[s] = sm_cycle(g->sm[s], g->cycle);
 }
 
+static void run_tasks(sim *g, uint32_t n, unsigned m)
+{
+    /* memory-only edges (DRAM clocks run faster than the core) go to the team too: its
+     * dispatch costs less than a dozen channels' DRAM cycles */
+    if (g->use_team && (g->nactive > 1 || g->task_chan > 1)) {
+        sim_team_run(g, n, m);
+        return;
+    }
+#ifdef _OPENMP
+    if (g->k.threads > 1 && g->nactive > 1) {
+        if (g->k.omp_schedule == 2) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads((int)g->k.threads)
+            for (uint32_t i = 0; i < n; i++)
+                sim_run_task(g, i, m);
+        } else {
+#pragma omp parallel for schedule(static) num_threads((int)g->k.threads)
+            for (uint32_t i = 0; i < n; i++)
+                sim_run_task(g, i, m);
+        }
+        return;
+    }
+#endif
+    for (uint32_t i = 0; i < n; i++)
+        sim_run_task(g, i, m);
+}
+
+/* Phase B, then the interconnect cycle of an interconnect edge (its subnets as tasks). */
 static void phase_b(sim *g, unsigned m)
 {
     if (m & 1u << CLK_CORE)
         collect_active(g);
     else
         g->nactive = 0;
-    uint32_t nc = (m & (1u << CLK_DRAM | 1u << CLK_L2)) ? g->n_chan : 0;
-    uint32_t n = nc + g->nactive;
-#ifdef _OPENMP
-    if (g->k.threads > 1 && g->nactive > 1) {
-        if (g->k.omp_schedule == 1) {
-#pragma omp parallel for schedule(dynamic, 1) num_threads((int)g->k.threads)
-            for (uint32_t i = 0; i < n; i++)
-                run_task(g, i, m);
-        } else {
-#pragma omp parallel for schedule(static) num_threads((int)g->k.threads)
-            for (uint32_t i = 0; i < n; i++)
-                run_task(g, i, m);
-        }
-        return;
-    }
-#endif
-    for (uint32_t i = 0; i < n; i++)
-        run_task(g, i, m);
+    g->task_chan = (m & (1u << CLK_DRAM | 1u << CLK_L2)) ? g->n_chan : 0;
+    g->task_ahead = g->nactive > 1 && sim_ahead_wanted(g);
+    g->task_icnt = (m & 1u << CLK_ICNT) ? icnt_cycle_begin(g->net) : 0;
+    run_tasks(g, g->task_ahead + g->task_icnt + g->task_chan + g->nactive, m);
+    if (m & 1u << CLK_ICNT)
+        icnt_cycle_end(g->net);
 }
 
 /* ---- phase C ----------------------------------------------------------------------------- */
@@ -290,23 +320,14 @@ static int step(sim *g, base_err *e)
     if (m & 1u << CLK_L2)
         icnt_to_parts(g);
     phase_b(g, m);
-    if (m & 1u << CLK_ICNT)
-        icnt_cycle(g->net);
     if (m & 1u << CLK_CORE)
         return core_cycle(g, e) ? -1 : 1;
     return 0;
 }
 
-int sim_run(sim *g, const trace_list *l, sim_result *r, FILE *diag, FILE *progress, base_err *e)
+/* The simulation proper: edges until every command is done, an error, or a stop knob. */
+static int run_loop(sim *g, base_err *e, FILE *diag)
 {
-    memset(r, 0, sizeof *r);
-    g->list = l;
-    g->res = r;
-    g->progress = progress;
-    g->t0 = g->last_print = sim_wall();
-    r->k = base_calloc(l->nkernels + 1, sizeof *r->k);
-    g->rk = base_calloc(l->nkernels + 1, sizeof *g->rk);
-    g->done_by_uid = base_calloc(l->nkernels + 2, sizeof *g->done_by_uid);
     int rc = sim_kernels_advance(g, e);
     while (rc == 0 && !sim_all_done(g)) {
         int core = step(g, e);
@@ -322,13 +343,53 @@ int sim_run(sim *g, const trace_list *l, sim_result *r, FILE *diag, FILE *progre
             break;
         }
         if (stop_now(g)) {
-            r->stopped = 1;
+            g->res->stopped = 1;
             break;
         }
-        if (progress && (g->cycle & 1023) == 0)
+        if (g->progress && (g->cycle & 1023) == 0)
             sim_progress(g, 0);
         sim_ff_after_core(g, moved);
     }
+    return rc;
+}
+
+/* With the team schedule and more than one thread, the helper threads live for the whole
+ * loop (team.c); the main thread runs the loop and hands phase B to the team. */
+static int run_parallel(sim *g, base_err *e, FILE *diag)
+{
+    int rc = 0;
+#ifdef _OPENMP
+    if (g->k.threads > 1 && g->k.omp_schedule == 0 && g->n_sm + g->n_chan < sim_team_max_tasks()) {
+        sim_team_init(&g->team);
+        g->use_team = 1;
+#pragma omp parallel num_threads((int)g->k.threads)
+        {
+            if (omp_get_thread_num() == 0) {
+                rc = run_loop(g, e, diag);
+                sim_team_stop(&g->team);
+            } else {
+                sim_team_work(g);
+            }
+        }
+        g->use_team = 0;
+        return rc;
+    }
+#endif
+    rc = run_loop(g, e, diag);
+    return rc;
+}
+
+int sim_run(sim *g, const trace_list *l, sim_result *r, FILE *diag, FILE *progress, base_err *e)
+{
+    memset(r, 0, sizeof *r);
+    g->list = l;
+    g->res = r;
+    g->progress = progress;
+    g->t0 = g->last_print = sim_wall();
+    r->k = base_calloc(l->nkernels + 1, sizeof *r->k);
+    g->rk = base_calloc(l->nkernels + 1, sizeof *g->rk);
+    g->done_by_uid = base_calloc(l->nkernels + 2, sizeof *g->done_by_uid);
+    int rc = run_parallel(g, e, diag);
     if (progress)
         sim_progress(g, 1);
     sim_finish_kernels(g);

@@ -5,9 +5,19 @@
 #include "../icnt/icnt.h"
 #include "../mem/part.h"
 #include "../sm/sm.h"
+#include <stdatomic.h>
 
 enum { CLK_CORE, CLK_ICNT, CLK_L2, CLK_DRAM, CLK_N };
 enum { RK_WAIT, RK_RUN, RK_DONE };
+
+/* The persistent threads of a parallel run (team.c). */
+typedef struct sim_team {
+    _Atomic uint64_t ticket;  /* epoch, task count and next task of the open edge */
+    _Atomic uint32_t done;    /* tasks of the open edge finished */
+    _Atomic int stop;
+    uint64_t epoch;           /* main thread only */
+    unsigned mask;            /* the edge's clock domains, set before the ticket opens */
+} sim_team;
 
 typedef struct run_kernel {
     sm_kernel kk;
@@ -18,6 +28,11 @@ typedef struct run_kernel {
     uint64_t launch, first_cta;
     uint64_t issued, done;
     sim_totals start;
+    /* CTAs read ahead of issue (ahead.c): a ring, with how the file went on after it */
+    trace_cta *ahead;
+    uint32_t ahead_cap, ahead_head, ahead_n;
+    int ahead_end;             /* 1: the file ended; -1: reading failed with ahead_err */
+    base_err ahead_err;
 } run_kernel;
 
 struct sim {
@@ -35,6 +50,7 @@ struct sim {
     uint64_t *maybe_active;  /* bitmap: SMs that may have work (sim_mark_active) */
     const sim_place_ops *place;
     uint32_t last_sm;
+    uint8_t *sm_full;          /* per SM: no waiting kernel's CTA fits until it retires one */
     /* kernels */
     const trace_list *list;
     size_t next_cmd;
@@ -47,6 +63,9 @@ struct sim {
     int ff_armed;              /* this core cycle is a probe: SM statistics saved */
     stat_block *ff_snap;
     uint64_t ff_skipped;       /* core cycles jumped over */
+    sim_team team;
+    int use_team;              /* phase B goes to the team (threads > 1, team schedule) */
+    uint32_t task_ahead, task_icnt, task_chan; /* phase B's tasks before the SMs' (sim.c) */
     /* watchdog */
     uint64_t moved, last_progress_cycle;
     /* progress line */
@@ -73,6 +92,20 @@ void sim_ff_free(sim *g);
 /* report.c */
 void sim_snapshot(sim *g, sim_totals *t);
 void sim_totals_sub(sim_totals *d, const sim_totals *a, const sim_totals *b);
+/* ahead.c */
+void sim_ahead_start(sim *g, run_kernel *rk);  /* a launch: a ring when threads > 1 */
+int sim_ahead_wanted(const sim *g);
+void sim_ahead_task(sim *g);                   /* phase B: refill the rings */
+int sim_ahead_take(run_kernel *rk, trace_cta *slot, base_err *e);
+void sim_ahead_free(run_kernel *rk);
+/* sim.c */
+void sim_run_task(sim *g, uint32_t i, unsigned m);  /* task i of phase B */
+/* team.c */
+uint32_t sim_team_max_tasks(void);
+void sim_team_init(sim_team *t);
+void sim_team_run(sim *g, uint32_t n, unsigned mask);  /* main thread: run tasks 0..n-1 */
+void sim_team_work(sim *g);                            /* helper threads, until stopped */
+void sim_team_stop(sim_team *t);
 /* watch.c */
 void sim_diagnose(sim *g, FILE *f);
 void sim_progress(sim *g, int final);

@@ -82,7 +82,7 @@ static uint64_t fetch_ready(sm *s, uint32_t w, uint64_t now)
         return now + 1;
     const sm_kernel *kk = sm_warp_kernel(s, w);
     const trace_dinst *di = sm_warp_dinst(s, w, s->w[w].pos);
-    uint64_t pc = trace_kernel_sinst(kk->tk, di->sidx)->pc;
+    uint64_t pc = kk->pcs[di->sidx];
     uint64_t addr = ((uint64_t)kk->uid << 48) | (pc & ((1ull << 48) - 1));
     SMST(s, icache_accesses)++;
     if (cache_probe(s->l1i, addr & ~(uint64_t)(MEM_SECTOR - 1)))

@@ -120,8 +120,12 @@ void sm_kernel_decode(sm_kernel *kk, const knobs *k)
     if (n <= kk->ninsts)
         return;
     base_grow(&kk->insts, &kk->cap, n, sizeof *kk->insts);
-    for (size_t i = kk->ninsts; i < n; i++)
-        decode_one(kk->tk, trace_kernel_sinst(kk->tk, (uint32_t)i), k, &kk->insts[i]);
+    base_grow(&kk->pcs, &kk->pcs_cap, n, sizeof *kk->pcs);
+    for (size_t i = kk->ninsts; i < n; i++) {
+        const trace_sinst *t = trace_kernel_sinst(kk->tk, (uint32_t)i);
+        decode_one(kk->tk, t, k, &kk->insts[i]);
+        kk->pcs[i] = t->pc;
+    }
     kk->ninsts = n;
 }
 

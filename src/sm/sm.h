@@ -62,7 +62,9 @@ typedef struct sm_kernel {
     trace_kernel *tk;
     const trace_header *h;
     sm_inst *insts;          /* decoded table, index = trace sidx */
-    size_t ninsts, cap;
+    uint64_t *pcs;           /* each one's PC: SMs must not read the trace dictionary, which
+                              * a CTA prefetch may be growing during phase B */
+    size_t ninsts, cap, pcs_cap;
     uint64_t shmem_base, local_base;
     int64_t padded_threads, regs_alloc, smem_alloc, max_ctas_per_sm;
 } sm_kernel;

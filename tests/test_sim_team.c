@@ -1,0 +1,88 @@
+/* The parallel run's machinery (src/sim/team.c, ahead.c): CTAs read ahead during phase B must
+ * not change results or error reports, whatever the thread count and schedule. */
+#include "test.h"
+
+#include "base/base.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NCTA 300
+#define BAD_CTA 250
+
+/* A 1-warp-per-CTA kernel of NCTA CTAs; CTA `bad` (if < NCTA) has a malformed line. */
+static void write_grid(const char *dir, int bad)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/kernelslist.g", dir);
+    test_write_text(path, "kernel-1.traceg\n");
+    base_buf b = {0};
+    base_buf_printf(&b, "-kernel name = k\n-grid dim = (%d,1,1)\n-block dim = (32,1,1)\n"
+                        "-shmem = 0\n-nregs = 8\n-binary version = 80\n"
+                        "-accelsim tracer version = 5\n-enable lineinfo = 0\n\n", NCTA);
+    for (int i = 0; i < NCTA; i++) {
+        base_buf_printf(&b, "#BEGIN_TB\nthread block = %d,0,0\nwarp = 0\ninsts = 3\n", i);
+        base_buf_printf(&b, "0000 ffffffff 1 R1 MOV 0 0 0\n");
+        base_buf_printf(&b, "0010 ffffffff 1 R2 LDG.E 1 R4 4 1 0x%llx 4 0\n",
+                        0x7f0000000000ull + 128ull * (unsigned)i);
+        base_buf_printf(&b, i == bad ? "00g0 ffffffff 0 EXIT 0 0 0\n" : "0020 ffffffff 0 EXIT 0 0 0\n");
+        base_buf_printf(&b, "#END_TB\n");
+    }
+    snprintf(path, sizeof path, "%s/kernel-1.traceg", dir);
+    test_write_file(path, b.s, b.len);
+    base_buf_free(&b);
+}
+
+TEST(sim_team_read_ahead_error_matches_serial)
+{
+    write_grid("bad_grid", BAD_CTA);
+    const char *runs[] = {"--threads=1", "--threads=2", "--threads=4",
+                          "--threads=2 --omp_schedule=static", "--threads=3 --omp_schedule=dynamic"};
+    char *first = NULL;
+    for (size_t i = 0; i < BASE_ARRAY_LEN(runs); i++) {
+        char json[512];
+        snprintf(json, sizeof json, "%s/bad-%zu.json", test_tmpdir(), i);
+        test_proc p = test_lockstep("run %s --stats-json=%s %s/bad_grid", runs[i], json,
+                                    test_tmpdir());
+        if (p.status != 3)
+            test_fail_at(__FILE__, __LINE__, "%s: exit %d, expected 3 (%s)", runs[i], p.status,
+                         p.err);
+        CHECK_HAS(p.err, "kernel-1.traceg:");
+        char *j = test_read_file(json, NULL);
+        CHECK(j == NULL); /* no statistics from a failed run */
+        free(j);
+        if (!first)
+            first = base_strdup(p.err);
+        else if (strcmp(first, p.err))
+            test_fail_at(__FILE__, __LINE__, "%s reports\n%s, 1 thread\n%s", runs[i], p.err, first);
+    }
+    free(first);
+}
+
+TEST(sim_team_many_ctas_same_json)
+{
+    write_grid("good_grid", NCTA);
+    const char *runs[] = {"--threads=1", "--threads=2", "--threads=5",
+                          "--threads=2 --omp_schedule=static", "--threads=2 --fast_forward=0"};
+    char *first = NULL;
+    for (size_t i = 0; i < BASE_ARRAY_LEN(runs); i++) {
+        char json[512];
+        snprintf(json, sizeof json, "%s/good-%zu.json", test_tmpdir(), i);
+        test_proc p = test_lockstep("run %s --stats-json=%s %s/good_grid", runs[i], json,
+                                    test_tmpdir());
+        CHECK_EQ(p.status, 0);
+        char *j = test_read_file(json, NULL);
+        CHECK(j != NULL);
+        if (!j)
+            break;
+        CHECK_HAS(j, "\"gpu_tot_issued_cta\": 300");
+        if (!first)
+            first = j;
+        else {
+            if (strcmp(first, j))
+                test_fail_at(__FILE__, __LINE__, "JSON differs with %s", runs[i]);
+            free(j);
+        }
+    }
+    free(first);
+}
