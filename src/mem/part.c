@@ -482,6 +482,11 @@ void mem_part_l2_cycle(mem_part *p, uint64_t core_cycle)
 
 uint32_t mem_part_replies(const mem_part *p) { return p->nreplies; }
 
+unsigned mem_part_idle(const mem_part *p)
+{
+    return (p->quiet ? MEM_PART_DRAM_IDLE : 0u) | (p->l2_quiet ? MEM_PART_L2_IDLE : 0u);
+}
+
 static int has_credit(const mem_part *p, uint32_t i)
 {
     return p->s[i].credit < 1 || p->shared_limit == 0 || p->shared < p->shared_limit;

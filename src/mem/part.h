@@ -40,6 +40,11 @@ void mem_part_dram_cycle(mem_part *p, uint64_t core_cycle);
 const mem_req *mem_part_reply_peek(const mem_part *p, uint32_t sub);
 mem_req mem_part_reply_pop(mem_part *p, uint32_t sub);
 uint32_t mem_part_replies(const mem_part *p); /* replies waiting in all its sub-partitions */
+/* What its next cycles would only count: MEM_PART_DRAM_IDLE (a DRAM cycle only adds to the
+ * DRAM's lag, as mem_part_skip does), MEM_PART_L2_IDLE (an L2 cycle only sets the time, as
+ * mem_part_set_now does). Changes only in its own cycles, and by mem_part_push (L2 side). */
+enum { MEM_PART_DRAM_IDLE = 1, MEM_PART_L2_IDLE = 2 };
+unsigned mem_part_idle(const mem_part *p);
 int mem_part_busy(const mem_part *p);
 
 /* Fast-forward. mem_part_wake: -1 when the partition may act at its next clock edge;

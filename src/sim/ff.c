@@ -131,9 +131,11 @@ static void jump(sim *g, uint64_t t)
     for (int d = CLK_L2; d <= CLK_DRAM; d++)
         if (n[d] && g->next[d] + (n[d] - 1) * g->period[d] > last_mem)
             last_mem = g->next[d] + (n[d] - 1) * g->period[d];
-    if (last_mem)
+    if (last_mem) {
+        g->mem_now = cycle_seen(g, last_mem);
         for (uint32_t c = 0; c < g->n_chan; c++)
-            mem_part_set_now(g->part[c], cycle_seen(g, last_mem));
+            mem_part_set_now(g->part[c], g->mem_now);
+    }
     int nslots = sm_stats_set()->nslots;
     for (uint32_t a = 0; a < g->nactive; a++) {
         uint32_t i = g->active[a];

@@ -24,6 +24,7 @@ static void memcpy_apply(sim *g, const trace_cmd *c)
 {
     if (!g->k.memcpy_l2_prefill)
         return;
+    sim_sync_channels(g); /* prefill stamps lines with each channel's time */
     /* sectors of one 128-byte block that map to the same slice go in one call */
     uint64_t blk = UINT64_MAX;
     uint32_t bsub = 0;

@@ -30,6 +30,7 @@ void sim_totals_free(sim_totals *t)
 /* Sums every unit's block in index order (the one reduction order, whatever the threads). */
 void sim_snapshot(sim *g, sim_totals *t)
 {
+    sim_sync_channels(g);
     t->cycle = g->cycle;
     stat_block_zero(&t->sm);
     stat_block_zero(&t->l1d);

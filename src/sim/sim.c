@@ -49,6 +49,9 @@ sim *sim_new(const knobs *k, base_err *e)
     g->active = base_calloc(g->n_sm, sizeof *g->active);
     g->maybe_active = base_calloc((g->n_sm + 63) / 64, sizeof *g->maybe_active);
     g->sm_full = base_calloc(g->n_sm, 1);
+    g->chan_task = base_calloc(g->n_chan, sizeof *g->chan_task);
+    g->chan_idle = base_calloc(g->n_chan, 1);
+    g->chan_lag = base_calloc(g->n_chan, sizeof *g->chan_lag);
     g->last_sm = g->n_sm - 1;
     return g;
 }
@@ -81,6 +84,9 @@ void sim_free(sim *g)
     free(g->active);
     free(g->maybe_active);
     free(g->sm_full);
+    free(g->chan_task);
+    free(g->chan_idle);
+    free(g->chan_lag);
     free(g);
 }
 
@@ -152,6 +158,7 @@ static void icnt_to_parts(sim *g)
         if (r && mem_part_can_accept(p, i % g->n_sub)) {
             mem_req x = icnt_pop(g->net, ICNT_REQ, i);
             mem_part_push(p, i % g->n_sub, &x, g->cycle);
+            g->chan_idle[i / g->n_sub] &= (uint8_t)~MEM_PART_L2_IDLE;
             g->moved++;
         }
     }
@@ -196,14 +203,48 @@ void sim_run_task(sim *g, uint32_t i, unsigned m)
     }
     i -= g->task_icnt;
     if (i < g->task_chan) {
+        uint32_t c = g->chan_task[i];
+        mem_part *p = g->part[c];
+        if (g->chan_lag[c]) {
+            mem_part_skip(p, g->chan_lag[c]);
+            g->chan_lag[c] = 0;
+        }
         if (m & 1u << CLK_DRAM)
-            mem_part_dram_cycle(g->part[i], g->cycle);
+            mem_part_dram_cycle(p, g->cycle);
         if (m & 1u << CLK_L2)
-            mem_part_l2_cycle(g->part[i], g->cycle);
+            mem_part_l2_cycle(p, g->cycle);
+        g->chan_idle[c] = (uint8_t)mem_part_idle(p);
         return;
     }
     uint32_t s = g->active[i - g->task_chan];
     g->prog[s] = sm_cycle(g->sm[s], g->cycle);
+}
+
+/* The channels this memory edge must cycle; the others' edge is counted (sim_sync_channels). */
+static uint32_t channel_tasks(sim *g, unsigned m)
+{
+    unsigned need = (m & 1u << CLK_DRAM ? MEM_PART_DRAM_IDLE : 0u) |
+                    (m & 1u << CLK_L2 ? MEM_PART_L2_IDLE : 0u);
+    uint32_t n = 0;
+    g->mem_now = g->cycle;
+    for (uint32_t c = 0; c < g->n_chan; c++) {
+        if ((g->chan_idle[c] & need) != need)
+            g->chan_task[n++] = c;
+        else if (m & 1u << CLK_DRAM)
+            g->chan_lag[c]++;
+    }
+    return n;
+}
+
+void sim_sync_channels(sim *g)
+{
+    for (uint32_t c = 0; c < g->n_chan; c++) {
+        if (g->chan_lag[c]) {
+            mem_part_skip(g->part[c], g->chan_lag[c]);
+            g->chan_lag[c] = 0;
+        }
+        mem_part_set_now(g->part[c], g->mem_now);
+    }
 }
 
 static void run_tasks(sim *g, uint32_t n, unsigned m)
@@ -239,7 +280,7 @@ static void phase_b(sim *g, unsigned m)
         collect_active(g);
     else
         g->nactive = 0;
-    g->task_chan = (m & (1u << CLK_DRAM | 1u << CLK_L2)) ? g->n_chan : 0;
+    g->task_chan = (m & (1u << CLK_DRAM | 1u << CLK_L2)) ? channel_tasks(g, m) : 0;
     g->task_ahead = g->nactive > 1 && sim_ahead_wanted(g);
     g->task_icnt = (m & 1u << CLK_ICNT) ? icnt_cycle_begin(g->net) : 0;
     run_tasks(g, g->task_ahead + g->task_icnt + g->task_chan + g->nactive, m);
@@ -392,6 +433,7 @@ int sim_run(sim *g, const trace_list *l, sim_result *r, FILE *diag, FILE *progre
     int rc = run_parallel(g, e, diag);
     if (progress)
         sim_progress(g, 1);
+    sim_sync_channels(g);
     sim_finish_kernels(g);
     r->wall_s = sim_wall() - g->t0;
     r->ff_cycles = g->ff_skipped;

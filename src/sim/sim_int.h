@@ -66,6 +66,12 @@ struct sim {
     sim_team team;
     int use_team;              /* phase B goes to the team (threads > 1, team schedule) */
     uint32_t task_ahead, task_icnt, task_chan; /* phase B's tasks before the SMs' (sim.c) */
+    /* channels whose edge would only count (mem_part_idle) get no task: their DRAM cycles
+     * wait in chan_lag and their time in mem_now until sim_sync_channels */
+    uint32_t *chan_task;       /* the channels with a task this edge */
+    uint8_t *chan_idle;        /* mem_part_idle after each channel's last task */
+    uint64_t *chan_lag;
+    uint64_t mem_now;          /* the core cycle the last memory edge saw */
     /* watchdog */
     uint64_t moved, last_progress_cycle;
     /* progress line */
@@ -80,6 +86,8 @@ static inline void sim_mark_active(sim *g, uint32_t s)
     g->maybe_active[s / 64] |= 1ull << (s % 64);
 }
 
+/* sim.c */
+void sim_sync_channels(sim *g); /* before a serial phase reads or prefills a channel */
 /* kern.c */
 int sim_kernels_advance(sim *g, base_err *e);  /* launches what may launch; 0 or -1 */
 int sim_issue_ctas(sim *g, base_err *e);

@@ -13,6 +13,7 @@ double sim_wall(void)
  * memory partitions (queues, MSHRs, DRAM). At most 8 SMs in full, then a count. */
 void sim_diagnose(sim *g, FILE *f)
 {
+    sim_sync_channels(g);
     fprintf(f, "lockstep: deadlock diagnosis at core cycle %llu (no unit made progress for "
                "%lld cycles)\n",
             (unsigned long long)g->cycle, (long long)g->k.watchdog_cycles);
