@@ -132,9 +132,9 @@ static void jump(sim *g, uint64_t t)
         if (n[d] && g->next[d] + (n[d] - 1) * g->period[d] > last_mem)
             last_mem = g->next[d] + (n[d] - 1) * g->period[d];
     if (last_mem) {
-        g->mem_now = cycle_seen(g, last_mem);
+        g->ch.now = cycle_seen(g, last_mem);
         for (uint32_t c = 0; c < g->n_chan; c++)
-            mem_part_set_now(g->part[c], g->mem_now);
+            mem_part_set_now(g->part[c], g->ch.now);
     }
     int nslots = sm_stats_set()->nslots;
     for (uint32_t a = 0; a < g->nactive; a++) {

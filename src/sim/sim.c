@@ -49,9 +49,7 @@ sim *sim_new(const knobs *k, base_err *e)
     g->active = base_calloc(g->n_sm, sizeof *g->active);
     g->maybe_active = base_calloc((g->n_sm + 63) / 64, sizeof *g->maybe_active);
     g->sm_full = base_calloc(g->n_sm, 1);
-    g->chan_task = base_calloc(g->n_chan, sizeof *g->chan_task);
-    g->chan_idle = base_calloc(g->n_chan, 1);
-    g->chan_lag = base_calloc(g->n_chan, sizeof *g->chan_lag);
+    sim_chans_init(g);
     g->last_sm = g->n_sm - 1;
     return g;
 }
@@ -84,9 +82,7 @@ void sim_free(sim *g)
     free(g->active);
     free(g->maybe_active);
     free(g->sm_full);
-    free(g->chan_task);
-    free(g->chan_idle);
-    free(g->chan_lag);
+    sim_chans_free(g);
     free(g);
 }
 
@@ -124,27 +120,6 @@ static void replies_to_sms(sim *g)
     }
 }
 
-static void parts_to_icnt(sim *g)
-{
-    for (uint32_t i = 0; i < g->n_sub_total; i++) {
-        mem_part *p = g->part[i / g->n_sub];
-        if (!mem_part_replies(p)) {
-            i += g->n_sub - 1 - i % g->n_sub; /* on to the next channel */
-            continue;
-        }
-        const mem_req *r = mem_part_reply_peek(p, i % g->n_sub);
-        if (!r)
-            continue;
-        unsigned bytes = mem_req_bytes(r, 1);
-        if (!icnt_can_push(g->net, ICNT_REP, i, bytes))
-            continue;
-        mem_req x = mem_part_reply_pop(p, i % g->n_sub);
-        x.loc = MEM_AT_ICNT_REP;
-        icnt_push(g->net, ICNT_REP, i, x.sm, &x, bytes);
-        g->moved++;
-    }
-}
-
 /* Requests leave the interconnect into their sub-partitions' ROP queues. This commutes with
  * the DRAM cycle of the same edge (which touches neither the ROP nor the L2 input queue), so
  * it runs first and the partition cycles can all run together in phase B. */
@@ -158,7 +133,7 @@ static void icnt_to_parts(sim *g)
         if (r && mem_part_can_accept(p, i % g->n_sub)) {
             mem_req x = icnt_pop(g->net, ICNT_REQ, i);
             mem_part_push(p, i % g->n_sub, &x, g->cycle);
-            g->chan_idle[i / g->n_sub] &= (uint8_t)~MEM_PART_L2_IDLE;
+            sim_chans_pushed(g, i / g->n_sub);
             g->moved++;
         }
     }
@@ -203,48 +178,11 @@ void sim_run_task(sim *g, uint32_t i, unsigned m)
     }
     i -= g->task_icnt;
     if (i < g->task_chan) {
-        uint32_t c = g->chan_task[i];
-        mem_part *p = g->part[c];
-        if (g->chan_lag[c]) {
-            mem_part_skip(p, g->chan_lag[c]);
-            g->chan_lag[c] = 0;
-        }
-        if (m & 1u << CLK_DRAM)
-            mem_part_dram_cycle(p, g->cycle);
-        if (m & 1u << CLK_L2)
-            mem_part_l2_cycle(p, g->cycle);
-        g->chan_idle[c] = (uint8_t)mem_part_idle(p);
+        sim_chans_task(g, i, m);
         return;
     }
     uint32_t s = g->active[i - g->task_chan];
     g->prog[s] = sm_cycle(g->sm[s], g->cycle);
-}
-
-/* The channels this memory edge must cycle; the others' edge is counted (sim_sync_channels). */
-static uint32_t channel_tasks(sim *g, unsigned m)
-{
-    unsigned need = (m & 1u << CLK_DRAM ? MEM_PART_DRAM_IDLE : 0u) |
-                    (m & 1u << CLK_L2 ? MEM_PART_L2_IDLE : 0u);
-    uint32_t n = 0;
-    g->mem_now = g->cycle;
-    for (uint32_t c = 0; c < g->n_chan; c++) {
-        if ((g->chan_idle[c] & need) != need)
-            g->chan_task[n++] = c;
-        else if (m & 1u << CLK_DRAM)
-            g->chan_lag[c]++;
-    }
-    return n;
-}
-
-void sim_sync_channels(sim *g)
-{
-    for (uint32_t c = 0; c < g->n_chan; c++) {
-        if (g->chan_lag[c]) {
-            mem_part_skip(g->part[c], g->chan_lag[c]);
-            g->chan_lag[c] = 0;
-        }
-        mem_part_set_now(g->part[c], g->mem_now);
-    }
 }
 
 static void run_tasks(sim *g, uint32_t n, unsigned m)
@@ -280,10 +218,11 @@ static void phase_b(sim *g, unsigned m)
         collect_active(g);
     else
         g->nactive = 0;
-    g->task_chan = (m & (1u << CLK_DRAM | 1u << CLK_L2)) ? channel_tasks(g, m) : 0;
+    g->task_chan = (m & (1u << CLK_DRAM | 1u << CLK_L2)) ? sim_chans_plan(g, m) : 0;
     g->task_ahead = g->nactive > 1 && sim_ahead_wanted(g);
     g->task_icnt = (m & 1u << CLK_ICNT) ? icnt_cycle_begin(g->net) : 0;
     run_tasks(g, g->task_ahead + g->task_icnt + g->task_chan + g->nactive, m);
+    sim_chans_after(g, g->task_chan);
     if (m & 1u << CLK_ICNT)
         icnt_cycle_end(g->net);
 }
@@ -357,7 +296,7 @@ static int step(sim *g, base_err *e)
     if (m & 1u << CLK_CORE)
         replies_to_sms(g);
     if (m & 1u << CLK_ICNT)
-        parts_to_icnt(g);
+        sim_chans_replies_out(g);
     if (m & 1u << CLK_L2)
         icnt_to_parts(g);
     phase_b(g, m);

@@ -19,6 +19,16 @@ typedef struct sim_team {
     unsigned mask;            /* the edge's clock domains, set before the ticket opens */
 } sim_team;
 
+/* Memory channels' books (chan.c). */
+typedef struct sim_chans {
+    uint32_t nw;                 /* 64-bit words of each bitmap */
+    uint64_t *busy_dram, *busy_l2, *has_rep;
+    uint32_t *task;              /* the channels with a task this edge */
+    uint64_t *last;              /* dram_edges at each channel's last task or sync */
+    uint64_t dram_edges;         /* DRAM edges so far */
+    uint64_t now;                /* the core cycle the last memory edge saw */
+} sim_chans;
+
 typedef struct run_kernel {
     sm_kernel kk;
     int state;              /* RK_* */
@@ -66,12 +76,7 @@ struct sim {
     sim_team team;
     int use_team;              /* phase B goes to the team (threads > 1, team schedule) */
     uint32_t task_ahead, task_icnt, task_chan; /* phase B's tasks before the SMs' (sim.c) */
-    /* channels whose edge would only count (mem_part_idle) get no task: their DRAM cycles
-     * wait in chan_lag and their time in mem_now until sim_sync_channels */
-    uint32_t *chan_task;       /* the channels with a task this edge */
-    uint8_t *chan_idle;        /* mem_part_idle after each channel's last task */
-    uint64_t *chan_lag;
-    uint64_t mem_now;          /* the core cycle the last memory edge saw */
+    sim_chans ch;
     /* watchdog */
     uint64_t moved, last_progress_cycle;
     /* progress line */
@@ -86,7 +91,14 @@ static inline void sim_mark_active(sim *g, uint32_t s)
     g->maybe_active[s / 64] |= 1ull << (s % 64);
 }
 
-/* sim.c */
+/* chan.c */
+void sim_chans_init(sim *g);
+void sim_chans_free(sim *g);
+uint32_t sim_chans_plan(sim *g, unsigned m);       /* the channel tasks of edge m */
+void sim_chans_task(sim *g, uint32_t i, unsigned m);
+void sim_chans_after(sim *g, uint32_t ntask);      /* serial, after phase B */
+void sim_chans_pushed(sim *g, uint32_t c);         /* a request entered channel c */
+void sim_chans_replies_out(sim *g);                /* replies into the interconnect */
 void sim_sync_channels(sim *g); /* before a serial phase reads or prefills a channel */
 /* kern.c */
 int sim_kernels_advance(sim *g, base_err *e);  /* launches what may launch; 0 or -1 */

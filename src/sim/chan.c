@@ -1,0 +1,136 @@
+/* sim chan: which memory channels an edge must cycle, and the books of those it skips.
+ *
+ * A channel whose edge would only count (mem_part_idle: a quiet DRAM side only adds to its
+ * DRAM's lag, a quiet L2 side only sets its time) gets no phase-B task. Its skipped DRAM
+ * cycles are the DRAM edges since its last task (`last` against the edge count), handed over
+ * as one mem_part_skip before its next task or before a serial reader (sim_sync_channels);
+ * its time is set then too. Busy channels and channels with replies are kept as bitmaps,
+ * updated serially from the channels that ran, so a memory edge costs nothing per idle
+ * channel. */
+#include "sim_int.h"
+#include <stdlib.h>
+
+static void set_bit(uint64_t *b, uint32_t i, int on)
+{
+    if (on)
+        b[i / 64] |= 1ull << (i % 64);
+    else
+        b[i / 64] &= ~(1ull << (i % 64));
+}
+
+void sim_chans_init(sim *g)
+{
+    sim_chans *h = &g->ch;
+    h->nw = (g->n_chan + 63) / 64;
+    h->busy_dram = base_calloc(h->nw, sizeof *h->busy_dram);
+    h->busy_l2 = base_calloc(h->nw, sizeof *h->busy_l2);
+    h->has_rep = base_calloc(h->nw, sizeof *h->has_rep);
+    h->task = base_calloc(g->n_chan, sizeof *h->task);
+    h->last = base_calloc(g->n_chan, sizeof *h->last);
+    for (uint32_t c = 0; c < g->n_chan; c++) { /* a new channel has not yet found itself idle */
+        set_bit(h->busy_dram, c, 1);
+        set_bit(h->busy_l2, c, 1);
+    }
+}
+
+void sim_chans_free(sim *g)
+{
+    sim_chans *h = &g->ch;
+    free(h->busy_dram);
+    free(h->busy_l2);
+    free(h->has_rep);
+    free(h->task);
+    free(h->last);
+}
+
+/* The channels edge `m` must cycle, in index order; returns how many. */
+uint32_t sim_chans_plan(sim *g, unsigned m)
+{
+    sim_chans *h = &g->ch;
+    int on_dram = (m & 1u << CLK_DRAM) != 0, on_l2 = (m & 1u << CLK_L2) != 0;
+    uint32_t n = 0;
+    h->now = g->cycle;
+    if (on_dram)
+        h->dram_edges++;
+    for (uint32_t w = 0; w < h->nw; w++) {
+        uint64_t bits = (on_dram ? h->busy_dram[w] : 0) | (on_l2 ? h->busy_l2[w] : 0);
+        while (bits) {
+            h->task[n++] = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            bits &= bits - 1;
+        }
+    }
+    return n;
+}
+
+static void catch_up(sim_chans *h, mem_part *p, uint32_t c, uint64_t edges)
+{
+    if (edges > h->last[c])
+        mem_part_skip(p, edges - h->last[c]);
+    h->last[c] = edges;
+}
+
+/* Task i of the plan: the channel's lag, then its DRAM and L2 cycles. */
+void sim_chans_task(sim *g, uint32_t i, unsigned m)
+{
+    sim_chans *h = &g->ch;
+    uint32_t c = h->task[i];
+    mem_part *p = g->part[c];
+    int on_dram = (m & 1u << CLK_DRAM) != 0;
+    catch_up(h, p, c, h->dram_edges - (uint64_t)on_dram);
+    if (on_dram)
+        mem_part_dram_cycle(p, g->cycle);
+    if (m & 1u << CLK_L2)
+        mem_part_l2_cycle(p, g->cycle);
+    h->last[c] = h->dram_edges;
+}
+
+/* Serial, after phase B: what the channels that ran now need. */
+void sim_chans_after(sim *g, uint32_t ntask)
+{
+    sim_chans *h = &g->ch;
+    for (uint32_t i = 0; i < ntask; i++) {
+        uint32_t c = h->task[i];
+        unsigned idle = mem_part_idle(g->part[c]);
+        set_bit(h->busy_dram, c, !(idle & MEM_PART_DRAM_IDLE));
+        set_bit(h->busy_l2, c, !(idle & MEM_PART_L2_IDLE));
+        set_bit(h->has_rep, c, mem_part_replies(g->part[c]) != 0);
+    }
+}
+
+void sim_chans_pushed(sim *g, uint32_t c) { set_bit(g->ch.busy_l2, c, 1); }
+
+/* Replies leave their sub-partitions into the interconnect, sub-partitions in index order. */
+void sim_chans_replies_out(sim *g)
+{
+    sim_chans *h = &g->ch;
+    for (uint32_t w = 0; w < h->nw; w++) {
+        uint64_t bits = h->has_rep[w];
+        while (bits) {
+            uint32_t c = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            bits &= bits - 1;
+            mem_part *p = g->part[c];
+            for (uint32_t s = 0; s < g->n_sub; s++) {
+                uint32_t i = c * g->n_sub + s;
+                const mem_req *r = mem_part_reply_peek(p, s);
+                if (!r)
+                    continue;
+                unsigned bytes = mem_req_bytes(r, 1);
+                if (!icnt_can_push(g->net, ICNT_REP, i, bytes))
+                    continue;
+                mem_req x = mem_part_reply_pop(p, s);
+                x.loc = MEM_AT_ICNT_REP;
+                icnt_push(g->net, ICNT_REP, i, x.sm, &x, bytes);
+                g->moved++;
+            }
+            set_bit(h->has_rep, c, mem_part_replies(p) != 0);
+        }
+    }
+}
+
+void sim_sync_channels(sim *g)
+{
+    for (uint32_t c = 0; c < g->n_chan; c++) {
+        catch_up(&g->ch, g->part[c], c, g->ch.dram_edges);
+        mem_part_set_now(g->part[c], g->ch.now);
+    }
+}
