@@ -90,6 +90,7 @@ struct opts {
     const char *shared;
     const char *only;
     bool native;
+    bool large;
     char *extra[MAX_EXTRA]; /* pieces of --extra, split at blanks */
     int n_extra;
 };
@@ -243,6 +244,9 @@ static void usage(FILE *f)
         "  --only SUBSTR     only workloads whose label contains SUBSTR\n"
         "  --native          also run a copy of each trace converted with\n"
         "                    `lockstep trace convert --to native` (skipped if unsupported)\n"
+        "  --large           also generate and run the scaling workloads (`lockstep synth`:\n"
+        "                    reduce --n=1M, sgemm-tiled --n=256, vectoradd --n=1M; each at\n"
+        "                    least 4 CTAs per pair of SMs on the default GPU)\n"
         "  --extra ARGS      more arguments for every run, split at blanks; repeatable\n"
         "                    (e.g. --extra=--fast_forward=0)\n"
         "  --help            this text\n");
@@ -317,6 +321,8 @@ static int parse_one(struct opts *o, int argc, char **argv, int *i)
         return add_extra(o, v);
     if (strcmp(argv[*i], "--native") == 0)
         return o->native = true, 0;
+    if (strcmp(argv[*i], "--large") == 0)
+        return o->large = true, 0;
     return -1;
 }
 
@@ -579,6 +585,41 @@ static void add_samples(struct bench *b)
     }
     if (is_dir("samples/vecadd_sm80") && wanted(b, "samples/vecadd_sm80"))
         new_workload(b, "samples/vecadd_sm80", "samples/vecadd_sm80");
+}
+
+/* ---------------------------------------------------------------- large workloads */
+
+/* The workloads of the 2-thread scaling criterion: the bundled samples run a few thousand
+ * cycles, where start-up dominates; these run for seconds with thousands of CTAs. */
+static const char *const LARGE[][3] = {
+    {"large/reduce --n=1M", "reduce", "--n=1M"},
+    {"large/sgemm-tiled --n=256", "sgemm-tiled", "--n=256"},
+    {"large/vectoradd --n=1M", "vectoradd", "--n=1M"},
+};
+
+static void add_large(struct bench *b)
+{
+    if (!b->o.large)
+        return;
+    for (size_t i = 0; i < sizeof LARGE / sizeof LARGE[0]; i++) {
+        if (!wanted(b, LARGE[i][0]))
+            continue;
+        char dst[PATH_MAX], out[PATH_MAX + 8];
+        snprintf(dst, sizeof dst, "%s/large-%zu", b->tmpdir, i);
+        snprintf(out, sizeof out, "--out=%s", dst);
+        char *argv[] = {(char *)b->o.bin, "synth", (char *)LARGE[i][1], (char *)LARGE[i][2],
+                        out, NULL};
+        struct sample s;
+        int status = run_child(argv, b->out_path, b->err_path, &s);
+        if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "lsbench: FAILED: %s synth %s %s %s\n", b->o.bin, LARGE[i][1],
+                    LARGE[i][2], out);
+            show_stderr_tail(b->err_path);
+            b->errors++;
+            continue;
+        }
+        new_workload(b, LARGE[i][0], dst);
+    }
 }
 
 /* ---------------------------------------------------------------- native copies */
@@ -1115,6 +1156,7 @@ int main(int argc, char **argv)
     print_header(&b);
     add_shared_traces(&b);
     add_samples(&b);
+    add_large(&b);
     add_native_copies(&b);
     if (b.n_wl == 0)
         note(&b, "no workload to run");

@@ -70,8 +70,13 @@ void sim_team_run(sim *g, uint32_t n, unsigned mask)
     atomic_store_explicit(&t->done, 0, memory_order_relaxed);
     atomic_store_explicit(&t->ticket, pack(++t->epoch, n, 0), memory_order_release);
     run_claimed(g, t);
-    while (atomic_load_explicit(&t->done, memory_order_acquire) < n)
-        relax();
+    /* a helper holds a task: spin briefly, then yield, in case it shares our core */
+    for (uint32_t k = 0; atomic_load_explicit(&t->done, memory_order_acquire) < n; k++) {
+        if (k < TEAM_SPINS_BEFORE_YIELD)
+            relax();
+        else
+            sched_yield();
+    }
 }
 
 /* A helper thread's life: poll, help with any edge it finds open, until the run stops. */
