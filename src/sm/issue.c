@@ -62,9 +62,10 @@ void sm_events_run(sm *s, uint64_t now)
         const sm_inst *d = &sm_warp_kernel(s, e.warp)->insts[e.sidx];
         for (unsigned i = 0; i < d->ndst; i++)
             sb_clr(x->sb, d->dst[i]);
-        if (d->op == SM_OP_LOAD || d->op == SM_OP_ATOMIC)
-            x->loads--;
+        if ((d->op == SM_OP_LOAD || d->op == SM_OP_ATOMIC) && --x->loads == 0)
+            s->sub[x->sched].order_ok = 0; /* waiting_mem changed */
         x->inflight--;
+        sm_warp_touch(s, e.warp);
         s->progress = 1;
         sm_warp_check_done(s, e.warp);
     }
@@ -92,24 +93,46 @@ static uint64_t fetch_ready(sm *s, uint32_t w, uint64_t now)
     return now + 1 + (uint64_t)s->k->icache_miss_latency;
 }
 
+static void fetch_one(sm *s, uint32_t w, uint64_t now)
+{
+    sm_warp *x = &s->w[w];
+    uint32_t left = x->end - x->pos;
+    x->ib_n = (uint8_t)(left < IBUFFER ? left : IBUFFER);
+    x->ib_t = fetch_ready(s, w, now);
+    sm_warp_changed(s, w);
+    s->fetch_next = (w + 1) % s->nwarps_max;
+}
+
+/* The first set bit of b in [from, lim), lim if none. */
+static uint32_t next_bit(const uint64_t *b, uint32_t from, uint32_t lim)
+{
+    while (from < lim) {
+        uint64_t v = b[from >> 6] >> (from & 63);
+        if (v) {
+            uint32_t i = from + (uint32_t)__builtin_ctzll(v);
+            return i < lim ? i : lim;
+        }
+        from = (from | 63) + 1;
+    }
+    return lim;
+}
+
 /* Up to inst_fetch_throughput warps per cycle, round-robin over warp slots, refill an empty
  * buffer; the instructions are issuable from the next cycle (GPGPU-Sim fetches and decodes
- * after issuing within a cycle), later after an L1I miss. */
+ * after issuing within a cycle), later after an L1I miss. Only the slots of the fetchable
+ * bitmap are visited, in the order a scan of every slot from fetch_next would take. */
 void sm_fetch_cycle(sm *s, uint64_t now)
 {
     uint32_t n = s->nwarps_max, fetched = 0, limit = (uint32_t)s->k->inst_fetch_throughput;
     uint32_t first = s->fetch_next;
-    for (uint32_t i = 0; i < n && fetched < limit; i++) {
-        uint32_t w = (first + i) % n;
-        sm_warp *x = &s->w[w];
-        if (x->state != SM_W_ACTIVE || x->ib_n || x->pos >= x->end)
-            continue;
-        uint32_t left = x->end - x->pos;
-        x->ib_n = (uint8_t)(left < IBUFFER ? left : IBUFFER);
-        x->ib_t = fetch_ready(s, w, now);
-        fetched++;
-        s->fetch_next = (w + 1) % n;
-    }
+    if (!s->fetchable)
+        return;
+    for (uint32_t w = next_bit(s->fetchable, first, n); w < n && fetched < limit;
+         w = next_bit(s->fetchable, w + 1, n), fetched++)
+        fetch_one(s, w, now);
+    for (uint32_t w = next_bit(s->fetchable, 0, first); w < first && fetched < limit;
+         w = next_bit(s->fetchable, w + 1, first), fetched++)
+        fetch_one(s, w, now);
 }
 
 /* ---- issue --------------------------------------------------------------------------- */
@@ -149,16 +172,6 @@ static int unit_of(const sm_subcore *c, const sm_inst *d)
     return u;
 }
 
-/* A unit accepts a new instruction while its backlog (cycles until it can start one more)
- * stays within the operand-collector stage: instructions queue in the collector, not in
- * the scheduler. */
-static int unit_ready(const sm *s, sm_subcore *c, int u, uint64_t now)
-{
-    if (u == SM_U_MEM)
-        return sm_ldst_can_take(s);
-    return pick_unit(c, u)->free <= now + (uint64_t)s->k->pipe_oc_cycles + 1;
-}
-
 static int hazard(const sm_warp *x, const sm_inst *d)
 {
     for (unsigned i = 0; i < d->nsrc; i++)
@@ -174,12 +187,12 @@ static void barrier_arrive(sm *s, uint32_t w)
 {
     sm_warp *x = &s->w[w];
     sm_cta *c = &s->cta[x->cta];
-    x->state = SM_W_BARRIER;
+    sm_warp_set_state(s, w, SM_W_BARRIER);
     if (++c->at_barrier < c->live)
         return;
     for (uint32_t i = 0; i < s->nwarps_max; i++)
         if (s->w[i].state == SM_W_BARRIER && s->w[i].cta == x->cta)
-            s->w[i].state = SM_W_ACTIVE;
+            sm_warp_set_state(s, i, SM_W_ACTIVE);
     c->at_barrier = 0;
 }
 
@@ -191,8 +204,8 @@ static void execute(sm *s, sm_subcore *c, uint32_t w, const sm_inst *d, uint32_t
     uint64_t ready = collect(s, c, w, d, now);
     if (u == SM_U_MEM) {
         x->inflight++;
-        if (d->op == SM_OP_LOAD || d->op == SM_OP_ATOMIC)
-            x->loads++;
+        if ((d->op == SM_OP_LOAD || d->op == SM_OP_ATOMIC) && x->loads++ == 0)
+            c->order_ok = 0; /* waiting_mem changed */
         for (unsigned i = 0; i < d->ndst; i++)
             sb_set(x->sb, d->dst[i]);
         sm_ldst_push(s, w, x->pos, ready);
@@ -207,39 +220,68 @@ static void execute(sm *s, sm_subcore *c, uint32_t w, const sm_inst *d, uint32_t
     sm_event_push(s, start + d->lat + (uint64_t)s->k->pipe_wb_cycles, w, sidx);
 }
 
-/* Why warp w cannot issue now (SM_ST_ISSUED if it can). */
-static int check_warp(sm *s, sm_subcore *c, uint32_t w, uint64_t now, const sm_inst **out,
-                      uint32_t *sidx)
+static const sm_inst *next_inst(const sm *s, uint32_t w, uint32_t *sidx)
+{
+    const trace_dinst *di = sm_warp_dinst(s, w, s->w[w].pos);
+    *sidx = di->sidx;
+    return &sm_warp_kernel(s, w)->insts[di->sidx];
+}
+
+static uint8_t warp_code(const sm *s, const sm_subcore *c, uint32_t w)
+{
+    const sm_warp *x = &s->w[w];
+    uint32_t sidx;
+    const sm_inst *d = next_inst(s, w, &sidx);
+    if (d->op == SM_OP_MEMBAR && x->stores)
+        return SM_CODE_MEMBAR;
+    if (hazard(x, d))
+        return SM_CODE_SB;
+    return (uint8_t)(SM_CODE_UNIT + unit_of(c, d));
+}
+
+/* Why warp w (ACTIVE or BARRIER) cannot issue now (SM_ST_ISSUED if it can). A unit accepts
+ * a new instruction while its backlog (cycles until it can start one more) stays within the
+ * operand-collector stage: instructions queue in the collector, not in the scheduler. Lowers
+ * *until to the cycle a time-bound reason ends; sets *mem when the LD/ST queue decided. */
+static int check_warp(sm *s, sm_subcore *c, uint32_t w, uint64_t now, uint64_t *until, int *mem)
 {
     sm_warp *x = &s->w[w];
     if (x->state == SM_W_BARRIER)
         return SM_ST_BARRIER;
-    if (x->state != SM_W_ACTIVE)
-        return SM_ST_IDLE;
-    if (!x->ib_n || x->ib_t > now)
+    if (!x->ib_n)
         return SM_ST_IBUFFER;
-    const trace_dinst *di = sm_warp_dinst(s, w, x->pos);
-    const sm_inst *d = &sm_warp_kernel(s, w)->insts[di->sidx];
-    if (d->op == SM_OP_MEMBAR && x->stores) {
+    if (x->ib_t > now) {
+        *until = x->ib_t < *until ? x->ib_t : *until;
+        return SM_ST_IBUFFER;
+    }
+    if (x->code == SM_CODE_NONE)
+        x->code = warp_code(s, c, w);
+    if (x->code == SM_CODE_MEMBAR) {
         x->membar = 1;
         return SM_ST_MEMBAR;
     }
-    if (hazard(x, d))
+    if (x->code == SM_CODE_SB)
         return SM_ST_SCOREBOARD;
-    int u = unit_of(c, d);
-    if (!unit_ready(s, c, u, now))
-        return u == SM_U_MEM ? SM_ST_MEM : SM_ST_PIPE;
-    *out = d;
-    *sidx = di->sidx;
-    return SM_ST_ISSUED;
+    int u = x->code - SM_CODE_UNIT;
+    if (u == SM_U_MEM) {
+        if (sm_ldst_can_take(s))
+            return SM_ST_ISSUED;
+        *mem = 1;
+        return SM_ST_MEM;
+    }
+    uint64_t free = pick_unit(c, u)->free, oc = (uint64_t)s->k->pipe_oc_cycles + 1;
+    if (free <= now + oc)
+        return SM_ST_ISSUED;
+    *until = free - oc < *until ? free - oc : *until;
+    return SM_ST_PIPE;
 }
 
-static void issue_one(sm *s, sm_subcore *c, uint32_t w, const sm_inst *d, uint32_t sidx,
-                      uint64_t now)
+static void issue_one(sm *s, sm_subcore *c, uint32_t w, uint64_t now)
 {
     sm_warp *x = &s->w[w];
-    const trace_dinst *di = sm_warp_dinst(s, w, x->pos);
-    unsigned lanes = (unsigned)__builtin_popcount(di->mask);
+    uint32_t sidx;
+    const sm_inst *d = next_inst(s, w, &sidx);
+    unsigned lanes = (unsigned)__builtin_popcount(sm_warp_dinst(s, w, x->pos)->mask);
     SMST(s, warp_insts)++;
     SMST(s, thread_insts) += lanes;
     SMST(s, spec_fallback) += d->fallback;
@@ -247,45 +289,68 @@ static void issue_one(sm *s, sm_subcore *c, uint32_t w, const sm_inst *d, uint32
     execute(s, c, w, d, sidx, now);
     x->pos++;
     x->ib_n--;
+    sm_warp_changed(s, w);
     /* EXIT needs no special case: a warp ends when its trace does (an EXIT predicated off
      * for every lane, as traces contain, must not end it) */
     if (d->op == SM_OP_BAR) {
         barrier_arrive(s, w);
     }
-    c->st.last = w;
+    if (c->st.last != w) {
+        c->st.last = w;
+        c->order_ok = 0;
+    }
     s->progress = 1;
     if (x->state == SM_W_ACTIVE && x->pos >= x->end)
-        x->state = SM_W_EXITED;
+        sm_warp_set_state(s, w, SM_W_EXITED);
     sm_warp_check_done(s, w);
 }
 
-static void schedule(sm *s, sm_subcore *c, uint64_t now)
+/* The candidates (ACTIVE or BARRIER warps, ascending) in the policy's order. */
+static void order_rebuild(sm *s, sm_subcore *c)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < c->nwarps; i++) {
         uint32_t w = c->warps[i];
-        if (s->w[w].state == SM_W_ACTIVE || s->w[w].state == SM_W_BARRIER) {
-            c->order[n] = w;
+        if (sm_warp_schedulable(s->w[w].state)) {
+            c->cand[n] = w;
             c->views[n].age = s->w[w].age;
             c->views[n].waiting_mem = s->w[w].loads != 0;
             n++;
         }
     }
+    if (n)
+        s->sched_ops->order(&c->st, c->cand, c->views, n, (uint32_t)s->k->two_level_active,
+                            c->order);
+    c->norder = n;
+    c->order_ok = 1;
+}
+
+/* The first warp in order that can issue does; otherwise the cycle's stall reason is the
+ * first one in order other than an empty instruction buffer. */
+static void schedule(sm *s, sm_subcore *c, uint64_t now)
+{
     stat_block *st = &s->st;
+    if (!c->order_ok) {
+        order_rebuild(s, c);
+        c->memo_ok = 0;
+    }
+    uint32_t n = c->norder;
     if (!n) {
         if (s->nctas)
             st->v[SMS_STALL + SM_ST_IDLE]++;
         return;
     }
-    memcpy(c->cand, c->order, n * sizeof *c->cand);
-    s->sched_ops->order(&c->st, c->cand, c->views, n, (uint32_t)s->k->two_level_active, c->order);
-    int why = SM_ST_IDLE;
+    if (c->memo_ok && now < c->memo_until && !(c->memo_mem && sm_ldst_can_take(s))) {
+        st->v[SMS_STALL + c->memo_why]++;
+        return;
+    }
+    int why = SM_ST_IDLE, mem = 0;
+    uint64_t until = UINT64_MAX;
     for (uint32_t i = 0; i < n; i++) {
-        const sm_inst *d = NULL;
-        uint32_t sidx = 0, w = c->order[i];
-        int r = check_warp(s, c, w, now, &d, &sidx);
+        uint32_t w = c->order[i];
+        int r = check_warp(s, c, w, now, &until, &mem);
         if (r == SM_ST_ISSUED) {
-            issue_one(s, c, w, d, sidx, now);
+            issue_one(s, c, w, now);
             st->v[SMS_STALL + SM_ST_ISSUED]++;
             return;
         }
@@ -293,6 +358,10 @@ static void schedule(sm *s, sm_subcore *c, uint64_t now)
             why = r;
     }
     st->v[SMS_STALL + why]++;
+    c->memo_ok = 1;
+    c->memo_why = (uint8_t)why;
+    c->memo_mem = (uint8_t)mem;
+    c->memo_until = until;
 }
 
 void sm_issue_cycle(sm *s, uint64_t now)
@@ -303,18 +372,18 @@ void sm_issue_cycle(sm *s, uint64_t now)
 
 /* ---- fast-forward ------------------------------------------------------------------------ */
 
-/* A warp's next cycle of its own: UINT64_MAX when only a reply or another warp can move it
- * (barrier, membar, a scoreboard hazard on a register a load or an event will release),
- * `now` when it may fetch or issue. */
+/* An ACTIVE warp's next cycle of its own: UINT64_MAX when only a reply or another warp can
+ * move it (membar, a scoreboard hazard on a register a load or an event will release), `now`
+ * when it may fetch or issue. */
 static uint64_t warp_wake(const sm *s, uint32_t w, uint64_t now)
 {
     const sm_warp *x = &s->w[w];
-    if (x->state != SM_W_ACTIVE)
-        return UINT64_MAX;
     if (!x->ib_n)
         return x->pos < x->end ? now : UINT64_MAX;
     if (x->ib_t > now)
         return x->ib_t;
+    if (x->code != SM_CODE_NONE) /* the cached check of the same instruction */
+        return x->code < SM_CODE_UNIT ? UINT64_MAX : now;
     const trace_dinst *di = sm_warp_dinst(s, w, x->pos);
     const sm_inst *d = &sm_warp_kernel(s, w)->insts[di->sidx];
     if (d->op == SM_OP_MEMBAR && x->stores)
@@ -329,10 +398,13 @@ uint64_t sm_next_wake(const sm *s, uint64_t now)
     uint64_t t = s->nev ? s->ev[0].t : UINT64_MAX;
     if (t <= now)
         return now;
-    for (uint32_t i = 0; i < s->ncta_max; i++)
-        if (s->cta[i].used && s->cta[i].live == 0)
-            return now; /* retires this cycle */
-    for (uint32_t w = 0; w < s->nwarps_max && t > now; w++) {
+    if (s->ndone)
+        return now; /* a CTA retires this cycle */
+    if (!s->running)
+        return t;
+    /* only ACTIVE warps have a cycle of their own */
+    for (uint32_t w = next_bit(s->running, 0, s->nwarps_max); w < s->nwarps_max && t > now;
+         w = next_bit(s->running, w + 1, s->nwarps_max)) {
         uint64_t x = warp_wake(s, w, now);
         if (x < t)
             t = x;

@@ -150,6 +150,31 @@ static int l1_path(const sm *s, const sm_inst *d, int space)
     return space == TRACE_SPACE_LOCAL || !s->k->gmem_skip_l1d;
 }
 
+/* A refused L1D access changes nothing but the res-fail counters and does not depend on the
+ * cycle (cache.h, cache.c), and this SM's L1D changes only by its own accesses, fills and
+ * invalidations: until one of those, the retry of the refused sector is refused the same
+ * way, so it is counted without asking the cache. */
+static int l1d_refused_again(sm *s)
+{
+    if (!s->l1d_refused)
+        return 0;
+    stat_block *b = cache_stats(s->l1d);
+    b->v[s->res_fails_slot]++;
+    b->v[s->res_reason_slot + s->l1d_refused - 1]++;
+    return 1;
+}
+
+static void l1d_refused(sm *s, int why)
+{
+    if (!s->res_slots_known) {
+        const stat_set *set = cache_stats_set();
+        s->res_slots_known = 1;
+        s->res_fails_slot = set->slot[stat_find(set, "res_fails")];
+        s->res_reason_slot = set->slot[stat_find(set, "res_fail_reason")];
+    }
+    s->l1d_refused = why;
+}
+
 /* Presents one sector; 0 if the unit must stall (retry the same sector next cycle). */
 static int do_sector(sm *s, const sm_inst *d, int space, uint64_t addr, uint64_t now)
 {
@@ -160,13 +185,16 @@ static int do_sector(sm *s, const sm_inst *d, int space, uint64_t addr, uint64_t
         return 0;
     }
     if (!l1_path(s, d, space)) {
-        if (op == MEM_WR)
+        if (op == MEM_WR) {
             s->w[w].stores++;
-        else
+            sm_warp_touch(s, w);
+        } else
             s->pend[p].remaining++;
         send(s, addr, op, op == MEM_WR ? w : p, space, MEM_F_BYPASS_L1, now);
         return 1;
     }
+    if (l1d_refused_again(s))
+        return 0;
     mem_req r = {0};
     r.addr = addr;
     r.t_start = now;
@@ -177,8 +205,10 @@ static int do_sector(sm *s, const sm_inst *d, int space, uint64_t addr, uint64_t
     r.loc = MEM_AT_SM;
     cache_result res;
     cache_access(s->l1d, &r, now, &res);
-    if (res.status == CACHE_RES_FAIL)
+    if (res.status == CACHE_RES_FAIL) {
+        l1d_refused(s, res.fail);
         return 0;
+    }
     if (res.wb_mask)
         for (unsigned i = 0; i < 4; i++)
             if (res.wb_mask >> i & 1)
@@ -186,6 +216,7 @@ static int do_sector(sm *s, const sm_inst *d, int space, uint64_t addr, uint64_t
     if (op == MEM_WR) {
         if (res.send_write) {
             s->w[w].stores++;
+            sm_warp_touch(s, w);
             send(s, addr, MEM_WR, w, space, 0, now);
         }
         return 1;
@@ -206,7 +237,7 @@ static int do_sector(sm *s, const sm_inst *d, int space, uint64_t addr, uint64_t
 
 /* The instruction leaves the unit: a load waits in the pending table for its sectors, every
  * other instruction writes back now. */
-static void leave(sm *s, const sm_inst *d, uint64_t done_at, uint64_t now)
+static void leave(sm *s, uint64_t done_at, uint64_t now)
 {
     s->busy = 0;
     if (s->cur_pend != UINT32_MAX) {
@@ -217,9 +248,7 @@ static void leave(sm *s, const sm_inst *d, uint64_t done_at, uint64_t now)
         s->cur_pend = UINT32_MAX;
         return;
     }
-    (void)d;
-    sm_event_push(s, done_at > now + 1 ? done_at : now + 1, s->cur.warp,
-                  sm_warp_dinst(s, s->cur.warp, s->cur.dyn)->sidx);
+    sm_event_push(s, done_at > now + 1 ? done_at : now + 1, s->cur.warp, s->cur_sidx);
 }
 
 static int resolve_space(const sm_kernel *kk, const sm_inst *d, const trace_dinst *di,
@@ -254,6 +283,8 @@ static int start(sm *s, uint64_t now)
         s->cur_pend = UINT32_MAX;
     }
     s->cur = *e;
+    s->cur_inst = *d;
+    s->cur_sidx = di->sidx;
     s->lq_head = (s->lq_head + 1) % s->lq_cap;
     s->lq_n--;
     s->busy = 1;
@@ -291,11 +322,10 @@ void sm_ldst_cycle(sm *s, uint64_t now)
             return;
         s->progress = 1;
     }
-    const sm_inst *d = &sm_warp_kernel(s, s->cur.warp)->insts[
-        sm_warp_dinst(s, s->cur.warp, s->cur.dyn)->sidx];
+    const sm_inst *d = &s->cur_inst;
     if (s->nsect == 0) { /* shared, constant, or nothing to access */
         if (now >= s->busy_until)
-            leave(s, d, s->cur_done, now);
+            leave(s, s->cur_done, now);
         return;
     }
     unsigned per = (unsigned)s->k->l1d_banks, done = 0;
@@ -309,7 +339,7 @@ void sm_ldst_cycle(sm *s, uint64_t now)
         s->progress = 1;
     }
     if (s->next_sect == s->nsect)
-        leave(s, d, now + 1, now);
+        leave(s, now + 1, now);
 }
 
 /* ---- replies ----------------------------------------------------------------------------- */
@@ -320,6 +350,7 @@ static void reply(sm *s, const mem_req *r, uint64_t now)
     if (r->op == MEM_WR) {
         sm_warp *x = &s->w[r->slot];
         x->stores--;
+        sm_warp_touch(s, r->slot);
         sm_warp_check_done(s, r->slot);
         return;
     }
@@ -332,6 +363,7 @@ static void reply(sm *s, const mem_req *r, uint64_t now)
     uint64_t wb_addr = 0;
     uint8_t wb_mask = 0;
     uint64_t line = r->addr & ~(uint64_t)(MEM_LINE - 1);
+    s->l1d_refused = 0;
     size_t n = cache_fill(s->l1d, line, (uint8_t)(1u << ((r->addr >> 5) & 3)), now, s->waiters,
                           s->nwaiters, &wb_addr, &wb_mask);
     for (size_t i = 0; i < n; i++)

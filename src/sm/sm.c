@@ -233,6 +233,7 @@ void sm_free(sm *s)
     free(s->sub);
     free(s->cta);
     free(s->w);
+    free(s->fetchable);
     free(s->ev);
     free(s->lq);
     free(s->pend);
@@ -261,6 +262,7 @@ void sm_kernel_start(sm *s, const sm_kernel *kk, int64_t carveout_kb)
         if (assoc < 1)
             assoc = 1;
     }
+    s->l1d_refused = 0; /* the cache may change below */
     if (assoc != s->l1d_assoc && s->nctas == 0 && s->npend == 0) {
         cache_reshape(s->l1d, (uint32_t)assoc, cache_config(s->l1d)->alloc);
         s->l1d_assoc = assoc;
@@ -272,13 +274,16 @@ void sm_kernel_start(sm *s, const sm_kernel *kk, int64_t carveout_kb)
 int sm_cta_fits(const sm *s, const sm_kernel *kk)
 {
     const knobs *k = s->k;
-    if (s->nctas >= s->ncta_max || sm_ctas_of(s, kk->uid) >= (uint32_t)kk->max_ctas_per_sm)
+    uint32_t cap = (uint32_t)kk->max_ctas_per_sm;
+    if (s->nctas >= s->ncta_max)
         return 0;
-    if (s->nctas == 0)
-        return 1; /* the occupancy check accepted (or forced) at least one CTA */
-    return s->threads_used + kk->padded_threads <= k->max_threads_per_sm &&
-           s->regs_used + kk->regs_alloc <= k->regs_per_sm &&
-           s->smem_used + kk->smem_alloc <= k->smem_per_sm;
+    /* the occupancy check accepted (or forced) at least one CTA */
+    if (s->nctas && (s->threads_used + kk->padded_threads > k->max_threads_per_sm ||
+                     s->regs_used + kk->regs_alloc > k->regs_per_sm ||
+                     s->smem_used + kk->smem_alloc > k->smem_per_sm))
+        return 0;
+    /* asked every cycle: count the kernel's own CTAs only when all resident ones could be */
+    return s->nctas < cap || sm_ctas_of(s, kk->uid) < cap;
 }
 
 trace_cta *sm_cta_slot(sm *s)
@@ -300,20 +305,26 @@ static void warp_start(sm *s, uint32_t w, uint32_t slot, const trace_warp *tw, u
     x->end = tw->first + tw->n;
     x->age = s->next_age++;
     x->sched = (uint8_t)(w % s->nsub);
-    x->state = SM_W_ACTIVE;
     x->ib_t = now;
+    sm_warp_set_state(s, w, SM_W_ACTIVE);
 }
 
 void sm_cta_launch(sm *s, const sm_kernel *kk, uint64_t now)
 {
     uint32_t slot = s->pending_slot;
     sm_cta *c = &s->cta[slot];
+    if (!s->fetchable) { /* here, not in sm_new: sized by nwarps_max, needed once warps run */
+        uint32_t words = (s->nwarps_max + 63) / 64;
+        s->fetchable = base_calloc(2 * (size_t)words, sizeof *s->fetchable);
+        s->running = s->fetchable + words;
+    }
     c->kk = kk;
     c->used = 1;
     c->done = 0;
     c->nwarps = c->tc.nwarps;
     c->live = c->nwarps;
     c->at_barrier = 0;
+    s->ndone += c->live == 0;
     uint32_t got = 0;
     c->first_warp = UINT32_MAX;
     for (uint32_t w = 0; w < s->nwarps_max && got < c->nwarps; w++) {
@@ -338,13 +349,14 @@ void sm_cta_launch(sm *s, const sm_kernel *kk, uint64_t now)
 uint32_t sm_cta_retire(sm *s, uint64_t *done_by_uid)
 {
     uint32_t n = 0;
-    for (uint32_t i = 0; i < s->ncta_max; i++) {
+    for (uint32_t i = 0; i < s->ncta_max && s->ndone; i++) {
         sm_cta *c = &s->cta[i];
         if (!c->used || c->live)
             continue;
         for (uint32_t w = 0; w < s->nwarps_max; w++)
             if (s->w[w].state == SM_W_DONE && s->w[w].cta == i)
-                s->w[w].state = SM_W_FREE;
+                sm_warp_set_state(s, w, SM_W_FREE);
+        s->ndone--;
         s->threads_used -= c->kk->padded_threads;
         s->regs_used -= c->kk->regs_alloc;
         s->smem_used -= c->kk->smem_alloc;
@@ -379,17 +391,18 @@ void sm_warp_check_done(sm *s, uint32_t w)
 {
     sm_warp *x = &s->w[w];
     if (x->state == SM_W_ACTIVE && x->pos >= x->end && x->ib_n == 0)
-        x->state = SM_W_EXITED;
+        sm_warp_set_state(s, w, SM_W_EXITED);
     if (x->state != SM_W_EXITED || x->inflight || x->stores || x->loads)
         return;
-    x->state = SM_W_DONE;
+    sm_warp_set_state(s, w, SM_W_DONE);
     sm_cta *c = &s->cta[x->cta];
-    c->live--;
+    if (--c->live == 0)
+        s->ndone++;
     /* a barrier waits only for warps that have not exited */
     if (c->live && c->at_barrier == c->live) {
         for (uint32_t i = 0; i < s->nwarps_max; i++)
             if (s->w[i].state == SM_W_BARRIER && s->w[i].cta == x->cta)
-                s->w[i].state = SM_W_ACTIVE;
+                sm_warp_set_state(s, i, SM_W_ACTIVE);
         c->at_barrier = 0;
     }
 }

@@ -34,7 +34,13 @@ typedef struct sm_warp {
     uint8_t state, ib_n;   /* SM_W_*, instructions in the buffer */
     uint8_t sched;
     uint8_t membar;        /* waiting for its stores before a MEMBAR issues */
+    uint8_t code;          /* SM_CODE_*: cached issue check of the next instruction */
 } sm_warp;
+
+/* sm_warp.code: what stops the buffered next instruction apart from time and pipeline
+ * occupancy. It depends on pos, sb and stores only, so it is computed once and cleared
+ * (SM_CODE_NONE) whenever one of them changes, instead of re-decoding every cycle. */
+enum { SM_CODE_NONE, SM_CODE_MEMBAR, SM_CODE_SB, SM_CODE_UNIT /* + unit */ };
 
 typedef struct sm_cta {
     trace_cta tc;
@@ -78,6 +84,15 @@ typedef struct sm_subcore {
     uint32_t nunit[SM_NUNIT];  /* parallel pipelines of each unit type (0 = borrow SP) */
     uint64_t *bank_free;       /* register banks of this sub-core */
     uint32_t nbanks;
+    /* order[0..norder) stays valid (order_ok) until the candidate set, the last issuer or a
+     * warp's waiting_mem changes: the policy sees the same input, so gives the same order. */
+    uint32_t norder;
+    uint8_t order_ok;
+    /* A cycle without issue repeats (memo_why) while no warp of the sub-core changes
+     * (sm_warp_touch), no buffered instruction or busy pipeline comes due (memo_until) and,
+     * if memo_mem, the LD/ST queue stays full. */
+    uint8_t memo_ok, memo_why, memo_mem;
+    uint64_t memo_until;
 } sm_subcore;
 
 struct sm {
@@ -101,6 +116,9 @@ struct sm {
     sm_subcore *sub;
     uint32_t nsub;
     uint32_t fetch_next;
+    uint64_t *fetchable;      /* bit per warp slot: ACTIVE, buffer empty, instructions left */
+    uint64_t *running;        /* bit per warp slot: ACTIVE (same allocation, after fetchable) */
+    uint32_t ndone;           /* CTAs whose warps all finished, not yet retired */
 
     sm_event *ev;             /* min-heap on (t, warp, sidx) */
     uint32_t nev;
@@ -112,7 +130,11 @@ struct sm {
     int busy;
     uint64_t busy_until;
     sm_ldst_entry cur;
+    sm_inst cur_inst;         /* its decoded instruction (a copy: kernel tables may grow) */
+    uint32_t cur_sidx;
     uint32_t cur_pend;
+    int l1d_refused;          /* cache_fail of the L1D's refusal of the current sector, 0 none */
+    int res_slots_known, res_fails_slot, res_reason_slot; /* the L1D's res-fail counters */
     int cur_space;
     uint64_t cur_done;      /* shared/constant: cycle the data is written back */
     uint64_t sectors[SM_MAX_SECTORS];
@@ -148,6 +170,43 @@ static inline const trace_dinst *sm_warp_dinst(const sm *s, uint32_t w, uint32_t
 {
     return &s->cta[s->w[w].cta].tc.insts[dyn];
 }
+/* A warp's sb, stores or loads changed: its cached check and its sub-core's memo are stale. */
+static inline void sm_warp_touch(sm *s, uint32_t w)
+{
+    s->w[w].code = SM_CODE_NONE;
+    s->sub[s->w[w].sched].memo_ok = 0;
+}
+
+/* A warp's state, pos or ib_n changed: also refresh its bits. */
+static inline void sm_warp_changed(sm *s, uint32_t w)
+{
+    const sm_warp *x = &s->w[w];
+    uint64_t bit = 1ull << (w & 63);
+    if (x->state == SM_W_ACTIVE && !x->ib_n && x->pos < x->end)
+        s->fetchable[w >> 6] |= bit;
+    else
+        s->fetchable[w >> 6] &= ~bit;
+    if (x->state == SM_W_ACTIVE)
+        s->running[w >> 6] |= bit;
+    else
+        s->running[w >> 6] &= ~bit;
+    sm_warp_touch(s, w);
+}
+
+static inline int sm_warp_schedulable(int state)
+{
+    return state == SM_W_ACTIVE || state == SM_W_BARRIER;
+}
+
+static inline void sm_warp_set_state(sm *s, uint32_t w, uint8_t state)
+{
+    sm_warp *x = &s->w[w];
+    if (sm_warp_schedulable(x->state) != sm_warp_schedulable(state))
+        s->sub[x->sched].order_ok = 0;
+    x->state = state;
+    sm_warp_changed(s, w);
+}
+
 #define SMST(s, name) ((s)->st.v[SMS_##name])
 
 #endif
