@@ -3,8 +3,11 @@
 #include "test.h"
 
 #include "cache/cache.h"
+#include "cache/cache_int.h"
 #include "knob/knob.h"
 #include "trace/trace.h"
+
+#include <stdlib.h>
 
 /* A small write-back, lazy-fetch sectored cache; tests change what they exercise. */
 static cache_cfg cfg_base(void)
@@ -421,6 +424,27 @@ TEST(cache_ipoly_set_index)
     cache_free(c);
 }
 
+/* cache_set_of takes IPOLY from a table, four address bits at a time: the equations agree. */
+TEST(cache_ipoly_table_matches_equations)
+{
+    static const uint32_t sets[3] = {16, 32, 64};
+    for (int k = 0; k < 3; k++) {
+        cache_cfg cf = cfg_base();
+        cf.index = CACHE_IDX_IPOLY;
+        cf.sets = sets[k];
+        cache *c = cache_new(&cf);
+        unsigned sl = k + 4, bad = 0;
+        uint64_t x = 7;
+        for (int n = 0; n < 20000; n++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            uint64_t addr = n < 64 ? 1ull << n : x;
+            bad += cache_set_of(c, addr) != cache_index_hash(&cf, 7, sl, addr);
+        }
+        CHECK_EQ(bad, 0);
+        cache_free(c);
+    }
+}
+
 TEST(cache_other_set_indexes)
 {
     cache_cfg cf = cfg_base();
@@ -489,6 +513,57 @@ TEST(cache_write_ratio_protects_dirty_lines)
     cache_result o = rd(c, 0x2000, 2, 4);
     CHECK_EQ(cache_probe(c, 0x0000), 0);
     CHECK_EQ(o.wb_mask, 0x1);
+    cache_free(c);
+}
+
+/* 2 sets x 2 ways, write ratio 50%: set 0 holds dirty A (protected while it is the only
+ * dirty line) and B being fetched, so a read of C in set 0 is refused for want of a line. */
+static cache *refusing_cache(void)
+{
+    cache_cfg cf = cfg_base();
+    cf.sets = 2;
+    cf.write_ratio = 50;
+    cache *c = cache_new(&cf);
+    wr(c, 0x0000, 1);
+    rd(c, 0x0100, 1, 2);
+    for (int k = 0; k < 2; k++)
+        CHECK_EQ(rd(c, 0x0200, 2, 3 + k).fail, CACHE_FAIL_LINE);
+    CHECK_EQ(fail_bin(c, CACHE_FAIL_LINE), 2);
+    return c;
+}
+
+/* A refused request retried unchanged is answered from the last refusal; anything that
+ * changes the cache in between must be seen by the retry. */
+TEST(cache_retry_sees_every_change)
+{
+    cache *c = refusing_cache();
+    wr(c, 0x0080, 5); /* a second dirty line (set 1): dirty lines may now be evicted */
+    cache_result o = rd(c, 0x0200, 2, 6);
+    CHECK_EQ(o.status, CACHE_MISS);
+    CHECK_EQ(o.wb_addr, 0x0000);
+    cache_free(c);
+    c = refusing_cache();
+    uint64_t line;
+    uint8_t mask;
+    CHECK_EQ(cache_flush_next(c, &line, &mask), 1); /* A is clean now */
+    CHECK_EQ(rd(c, 0x0200, 2, 6).status, CACHE_MISS);
+    cache_free(c);
+    c = refusing_cache();
+    cache_invalidate(c); /* A is gone, B stays reserved */
+    CHECK_EQ(rd(c, 0x0200, 2, 6).status, CACHE_MISS);
+    cache_free(c);
+    cache_cfg cf = cfg_base();
+    cf.mshr_entries = 1;
+    c = cache_new(&cf);
+    rd(c, 0x0000, 1, 1);
+    CHECK_EQ(rd(c, 0x1000, 2, 2).fail, CACHE_FAIL_MSHR);
+    cache_prefill(c, 0x1000, 0x1, 3);
+    CHECK_EQ(rd(c, 0x1000, 2, 4).status, CACHE_HIT);
+    cache_set_missq_room(c, 1); /* the room is part of what was refused */
+    CHECK_EQ(rd(c, 0x2000, 3, 5).fail, CACHE_FAIL_MISSQ);
+    cache_set_missq_room(c, 2);
+    CHECK_EQ(rd(c, 0x2000, 3, 5).fail, CACHE_FAIL_MSHR);
+    CHECK_EQ(wr(c, 0x2000, 5).status, CACHE_MISS); /* and so is the operation */
     cache_free(c);
 }
 
@@ -743,4 +818,272 @@ TEST(cache_matches_plain_model_on_random_reads)
     model_run(1, CACHE_IDX_LINEAR);
     model_run(0, CACHE_IDX_IPOLY);
     model_run(1, CACHE_IDX_XOR);
+}
+
+/* A reference model of victim choice under everything that constrains it: ties of stamps
+ * (several accesses per cycle), reserved lines (fills arrive late), dirty lines under the
+ * write ratio, prefills on a second clock (stamps that go back), invalidation and flushes,
+ * and sets wider than 64 ways. Writebacks name each evicted dirty line, and statuses show
+ * which lines stayed, so a different victim shows up. Write-back, lazy fetch, sectored. */
+typedef struct vm_line {
+    uint64_t ln, use, alloc;
+    uint8_t valid, dirty, resv, fd, used;
+} vm_line;
+
+typedef struct vm {
+    vm_line *l;
+    uint32_t sets, assoc, ratio, dirty_lines, flush_pos;
+    int fifo;
+    int refused, refused_wr; /* the last access was refused: the owner retries it */
+    uint64_t refused_addr;
+} vm;
+
+static void vm_set(vm *m, vm_line *x, uint8_t valid, uint8_t dirty, uint8_t resv)
+{
+    m->dirty_lines += (dirty != 0) - (x->dirty != 0);
+    x->valid = valid;
+    x->dirty = dirty;
+    x->resv = resv;
+    if (!(valid | resv))
+        x->used = 0, x->fd = 0;
+}
+
+static vm_line *vm_find(vm *m, uint32_t set, uint64_t ln)
+{
+    for (uint32_t w = 0; w < m->assoc; w++)
+        if (m->l[set * m->assoc + w].used && m->l[set * m->assoc + w].ln == ln)
+            return &m->l[set * m->assoc + w];
+    return NULL;
+}
+
+/* The last free way, else the unpinned line with the smallest stamp, the lowest way first. */
+static vm_line *vm_victim(vm *m, uint32_t set)
+{
+    int dirty_ok = (uint64_t)m->dirty_lines * 100 >= (uint64_t)m->ratio * m->sets * m->assoc;
+    vm_line *best = NULL, *s = &m->l[set * m->assoc];
+    for (uint32_t w = 0; w < m->assoc; w++)
+        if (!s[w].used)
+            best = &s[w];
+    if (best)
+        return best;
+    for (uint32_t w = 0; w < m->assoc; w++) {
+        if (s[w].resv || (s[w].dirty && !dirty_ok))
+            continue;
+        if (!best || (m->fifo ? s[w].alloc < best->alloc : s[w].use < best->use))
+            best = &s[w];
+    }
+    return best;
+}
+
+/* Evicts x (if in use) and installs ln: the writeback the cache must report, if any. */
+static void vm_place(vm *m, vm_line *x, uint64_t ln, uint64_t now, uint64_t *wb, uint8_t *wbm)
+{
+    *wb = 0;
+    *wbm = 0;
+    if (x->used && x->dirty) {
+        *wb = x->ln << 7;
+        *wbm = x->dirty;
+    }
+    if (x->used)
+        vm_set(m, x, 0, 0, 0);
+    *x = (vm_line){ln, now, now, 0, 0, 0, 0, 1};
+}
+
+/* Expected status of an access; *fetch the sector to fetch (reads). */
+static int vm_access(vm *m, uint32_t set, uint64_t addr, int write, uint64_t now, uint8_t *fetch,
+                     uint64_t *wb, uint8_t *wbm)
+{
+    uint64_t ln = addr >> 7;
+    uint8_t s = (uint8_t)(1u << cache_sector_of(addr));
+    vm_line *x = vm_find(m, set, ln);
+    *fetch = 0;
+    *wb = 0;
+    *wbm = 0;
+    if (x) {
+        x->use = now;
+        if (x->resv & s) {
+            if (write)
+                x->fd |= s;
+            return CACHE_HIT_RESERVED;
+        }
+        if (!(x->valid & s)) {
+            if (write) {
+                vm_set(m, x, x->valid | s, x->dirty | s, x->resv);
+            } else {
+                vm_set(m, x, x->valid, x->dirty, x->resv | s);
+                *fetch = s;
+            }
+            return CACHE_MISS;
+        }
+        if (write)
+            vm_set(m, x, x->valid, x->dirty | s, x->resv);
+        return CACHE_HIT;
+    }
+    if (!(x = vm_victim(m, set)))
+        return CACHE_RES_FAIL;
+    vm_place(m, x, ln, now, wb, wbm);
+    if (write) {
+        vm_set(m, x, s, s, 0);
+    } else {
+        vm_set(m, x, 0, 0, s);
+        *fetch = s;
+    }
+    return CACHE_MISS;
+}
+
+static void vm_fill(vm *m, uint32_t set, uint64_t ln, uint8_t got)
+{
+    vm_line *x = vm_find(m, set, ln);
+    uint8_t fd = x->fd & got;
+    x->fd &= (uint8_t)~got;
+    vm_set(m, x, x->valid | got, x->dirty | fd, x->resv & (uint8_t)~got);
+}
+
+static void vm_prefill(vm *m, uint32_t set, uint64_t ln, uint8_t s, uint64_t now)
+{
+    vm_line *x = vm_find(m, set, ln);
+    uint64_t wb;
+    uint8_t wbm;
+    if (x) {
+        x->use = now;
+        vm_set(m, x, x->valid | (s & (uint8_t)~x->resv), x->dirty, x->resv);
+    } else if ((x = vm_victim(m, set))) {
+        vm_place(m, x, ln, now, &wb, &wbm);
+        vm_set(m, x, s, 0, 0);
+    }
+}
+
+static void vm_invalidate(vm *m)
+{
+    for (uint32_t i = 0; i < m->sets * m->assoc; i++)
+        if (m->l[i].used) {
+            m->l[i].fd = 0;
+            vm_set(m, &m->l[i], 0, 0, m->l[i].resv);
+        }
+    m->flush_pos = 0;
+}
+
+/* The next dirty line from flush_pos on, now clean: 0 when none. */
+static int vm_flush(vm *m, uint64_t *addr, uint8_t *mask)
+{
+    uint32_t n = m->sets * m->assoc;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = (m->flush_pos + k) % n;
+        vm_line *x = &m->l[i];
+        if (!x->dirty)
+            continue;
+        *addr = x->ln << 7;
+        *mask = x->dirty;
+        vm_set(m, x, x->valid, 0, x->resv);
+        m->flush_pos = (i + 1) % n;
+        return 1;
+    }
+    return 0;
+}
+
+typedef struct vm_pend {
+    uint64_t line;
+    uint8_t s;
+} vm_pend;
+
+static uint64_t vm_rand(uint64_t *x)
+{
+    *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+    return *x >> 33;
+}
+
+static int vm_step(cache *c, vm *m, uint64_t *x, uint64_t now, vm_pend *pend, uint32_t *npend)
+{
+    uint64_t r = vm_rand(x), nlines = (uint64_t)m->sets * m->assoc * 3 / 2 + 2;
+    uint64_t addr = (vm_rand(x) % nlines) * 128 + (r & 3) * 32;
+    uint32_t set = cache_set_of(c, addr), op = (uint32_t)(r >> 2) % 100;
+    if (op < 25 && *npend) { /* a fill of a random outstanding sector */
+        uint32_t k = (uint32_t)(vm_rand(x) % *npend);
+        vm_pend p = pend[k];
+        pend[k] = pend[--*npend];
+        fill(c, p.line, p.s, now);
+        vm_fill(m, cache_set_of(c, p.line), p.line >> 7, p.s);
+        return 1;
+    }
+    if (op < 30) { /* a prefill on a clock of its own, behind the cache's */
+        uint8_t s = (uint8_t)(1u << (r & 3));
+        cache_prefill(c, addr & ~127ull, s, now / 3);
+        vm_prefill(m, set, addr >> 7, s, now / 3);
+        return 1;
+    }
+    uint64_t wb, fwb = 0;
+    uint8_t fetch, wbm, fwm = 0;
+    if (op == 99 && !*npend) { /* a kernel boundary: flush and invalidate */
+        int n = 0;
+        while (cache_flush_next(c, &fwb, &fwm) && n++ < 1000) {
+            uint64_t a;
+            uint8_t mk;
+            if (!vm_flush(m, &a, &mk) || a != fwb || mk != fwm)
+                return 0;
+        }
+        if (vm_flush(m, &fwb, &fwm))
+            return 0;
+        cache_invalidate(c);
+        vm_invalidate(m);
+        return 1;
+    }
+    int write = op >= 70;
+    if (m->refused && (r & 0x30)) { /* mostly the refused request again, as an owner does */
+        addr = m->refused_addr;
+        write = m->refused_wr;
+        set = cache_set_of(c, addr);
+    }
+    int want = vm_access(m, set, addr, write, now, &fetch, &wb, &wbm);
+    cache_result o = write ? wr(c, addr, now) : rd(c, addr, 1, now);
+    if (o.status != want || o.fetch_mask != fetch || o.wb_mask != wbm || o.wb_addr != wb)
+        return 0;
+    m->refused = want == CACHE_RES_FAIL;
+    m->refused_addr = addr;
+    m->refused_wr = write;
+    if (fetch)
+        pend[(*npend)++] = (vm_pend){addr & ~127ull, fetch};
+    return 1;
+}
+
+static void vm_run(uint32_t sets, uint32_t assoc, int fifo, uint32_t ratio, int index)
+{
+    cache_cfg cf = cfg_base();
+    cf.sets = sets;
+    cf.assoc = assoc;
+    cf.repl = fifo ? "fifo" : "lru";
+    cf.write_ratio = ratio;
+    cf.index = index;
+    cf.mshr_entries = 4096;
+    cf.mshr_merge = 8; /* pending sectors are filled long before 8 requests merge */
+    cache *c = cache_new(&cf);
+    vm m = {calloc((size_t)sets * assoc, sizeof(vm_line)), sets, assoc, ratio, 0, 0, fifo, 0, 0, 0};
+    vm_pend *pend = calloc(4096, sizeof *pend);
+    uint32_t npend = 0;
+    uint64_t x = sets * 1000003ull + assoc * 7 + ratio;
+    for (uint64_t step = 0; step < 30000; step++) {
+        uint64_t now = 10 + step / 3; /* three accesses per cycle: stamps tie */
+        if (!vm_step(c, &m, &x, now, pend, &npend)) {
+            test_fail_at(__FILE__, __LINE__, "%u sets x %u ways %s ratio %u: step %llu differs",
+                         sets, assoc, cf.repl, ratio, (unsigned long long)step);
+            break;
+        }
+    }
+    CHECK(st(c, "evictions") > 1000);
+    CHECK(st(c, "hits") > 500);
+    CHECK_EQ(st(c, "res_fails"), fail_bin(c, CACHE_FAIL_LINE)); /* the only limit reached */
+    cache_free(c);
+    free(m.l);
+    free(pend);
+}
+
+TEST(cache_victims_match_model_with_ties_pins_and_prefills)
+{
+    vm_run(1, 2, 0, 0, CACHE_IDX_LINEAR);
+    vm_run(2, 5, 0, 40, CACHE_IDX_LINEAR);
+    vm_run(3, 6, 1, 20, CACHE_IDX_LINEAR); /* neither count a power of two */
+    vm_run(4, 16, 0, 25, CACHE_IDX_XOR);
+    vm_run(16, 8, 1, 0, CACHE_IDX_IPOLY);
+    vm_run(2, 65, 0, 25, CACHE_IDX_LINEAR); /* a way beyond the first 64-bit word */
+    vm_run(1, 256, 1, 30, CACHE_IDX_LINEAR);
+    vm_run(1, 256, 0, 10, CACHE_IDX_LINEAR);
 }

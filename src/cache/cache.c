@@ -3,9 +3,14 @@
  * hit/miss handlers) per 32-byte sector request. Differences are noted where they are.
  *
  * Line state is kept as three sector masks per line: valid, dirty (subset of valid: GPGPU-Sim
- * MODIFIED) and reserved (fill outstanding: RESERVED). A line whose valid|reserved mask is
- * empty has tag EMPTY, so a lookup is one compare per way. A line cache uses the whole-line
- * mask for every request, so the same code serves both kinds.
+ * MODIFIED) and reserved (fill outstanding: RESERVED); a line with a valid or reserved sector
+ * is in use, and only lines in use are indexed by tag. A line cache uses the whole-line mask
+ * for every request, so the same code serves both kinds.
+ *
+ * Victim choice touches no other way of the set: per-set counts of pinned lines say whether
+ * there is a victim, a bit per way finds the last free one, and under LRU/FIFO the set's
+ * lines in use are kept in victim order (stamp, then way). A refused request costs a lookup
+ * at most, and its retry with nothing changed in between none (see refusal).
  *
  * MSHR entries are keyed by sector (sectored caches) or line (GPGPU-Sim m_atom_sz) and found
  * through an open-addressing table; waiting requests live in a preallocated pool as lists
@@ -19,7 +24,6 @@
 #include <string.h>
 
 #define NIL UINT32_MAX
-#define EMPTY UINT64_MAX
 /* Waiter pool bound: mshr_entries x mshr_merge, but at most this many (streaming L1s have
  * tens of thousands of entries x 64 merges; an exhausted pool is an MSHR/merge fail). */
 #define POOL_CAP (1u << 15)
@@ -90,9 +94,10 @@ const stat_set *cache_stats_set(void) { return &cs_set; }
 
 /* An open-addressing index from 64-bit keys to small values v, whose keys live in an
  * array the owner keeps (keys[v]); linear probing, deletion by backward shift (no
- * tombstones), so lookups stay short and the order is deterministic. */
+ * tombstones), so lookups stay short and the order is deterministic. Values are stored plus
+ * one, 0 marking a free slot, so a new table is calloc'd. */
 typedef struct hidx {
-    uint32_t *slot; /* value or NIL */
+    uint32_t *val;  /* value + 1, or 0 */
     uint32_t mask;
     unsigned shift;
     uint32_t n;     /* values held; the table doubles past half full */
@@ -105,6 +110,36 @@ typedef struct mshr_ent {
     uint8_t used;
 } mshr_ent;
 
+/* Per line, together: one access reads or changes most of it. A line in use (F_USED: some
+ * sector valid or reserved) has its tag indexed and sits in its set's age order. */
+typedef struct line_st {
+    uint8_t valid, dirty, resv; /* sector masks: dirty within valid; resv: fill outstanding */
+    uint8_t fill_dirty;         /* reserved sectors that become dirty when filled */
+    uint8_t flags;              /* F_*: what victim selection reads */
+} line_st;
+
+/* Per set: counts that say at once whether a victim exists (reservation fails are retried
+ * every cycle, so they must not scan), and for LRU/FIFO the lines in use by age. */
+typedef struct set_st {
+    uint32_t head, tail;  /* oldest, newest line in use by (stamp, way); NIL: none */
+    uint32_t used;        /* lines in use */
+    uint32_t resv, dirty; /* lines in use reserved; dirty and not reserved */
+} set_st;
+
+/* The last refused request and why. Refusing changes nothing, so until the state changes
+ * the owner's retry of the same request (the contract: it stays at the head of its queue) is
+ * refused for the same reason, and is answered without a lookup. */
+typedef struct refusal {
+    uint64_t ver, addr;   /* ver 0: none */
+    uint32_t room;        /* missq_room it was refused under */
+    uint8_t op, space, fail;
+} refusal;
+
+/* Neighbours of a line in its set's age order. */
+typedef struct age_ln {
+    uint32_t prev, next;
+} age_ln;
+
 struct cache {
     cache_cfg cfg;           /* effective (streaming MSHR sizes) */
     const cache_repl_ops *repl;
@@ -113,25 +148,32 @@ struct cache {
     int sectored;
     uint8_t full;            /* sector mask of a whole line */
     unsigned line_log2, set_log2;
+    int assoc_log2;          /* -1: ways not a power of two */
+    int linear_mask;         /* set = line number & (sets - 1) (linear index, no hook) */
+    uint8_t ipoly[5][16];    /* the IPOLY index by table (cache_ipoly_table) */
     uint32_t nlines, dirty_lines;
     uint64_t (*index_fn)(const void *ctx, uint64_t addr);
     const void *index_ctx;
     uint32_t missq_room;
     uint32_t flush_pos;
+    uint64_t ver;            /* changes with every change of state (not with refusals) */
+    refusal refused;
     /* tag array, line i = set * assoc + way */
-    uint64_t *tag;           /* line number, EMPTY when nothing is valid or reserved */
-    uint64_t *last_use, *alloc_time;
-    uint8_t *valid, *dirty, *resv;
-    uint8_t *fill_dirty;     /* reserved sectors that become dirty when filled */
-    uint8_t *flags;          /* F_*: what victim selection reads, one byte per way */
-    hidx tix;                /* line number -> line (keys: tag) */
+    uint64_t *tag;           /* line number (lines in use) */
+    uint64_t *last_use, *alloc_time; /* NULL when the policy reads neither */
+    line_st *ls;
+    set_st *set;
+    age_ln *age;             /* age order of the set's lines in use (stamp policies) */
+    uint64_t *busy;          /* per set, wps words: a bit per way in use */
+    uint32_t wps;
+    hidx tix;                /* line number -> line */
     uint64_t *cand;          /* victim candidates of one set (assoc bits) */
     /* MSHRs */
     mshr_ent *ent;
     uint64_t *ent_key;       /* sector number (sectored) or line number of each entry */
     uint32_t *ent_free, nent_free; /* freed entries (a stack), and all free entries */
     uint32_t nent_stack, ent_next, ent_alloc;
-    hidx mix;                /* key -> entry (keys: ent_key) */
+    hidx mix;                /* key -> entry */
     mem_req *wreq;
     uint32_t *wnext;
     uint64_t *wseq, seq;
@@ -140,7 +182,7 @@ struct cache {
     stat_block st;
 };
 
-enum { F_RESV = 1, F_DIRTY = 2, F_EMPTY = 4 };
+enum { F_RESV = 1, F_DIRTY = 2, F_USED = 4 };
 
 /* Probe results and access outcomes (GPGPU-Sim cache_request_status). */
 enum { R_HIT, R_HIT_RES, R_MISS, R_SECTOR_MISS, R_FAIL };
@@ -155,8 +197,7 @@ static void hidx_init(hidx *h, uint32_t n)
     h->mask = (uint32_t)((1ull << bits) - 1);
     h->shift = 64 - bits;
     h->n = 0;
-    h->slot = base_malloc(((size_t)h->mask + 1) * sizeof *h->slot);
-    memset(h->slot, 0xff, ((size_t)h->mask + 1) * sizeof *h->slot);
+    h->val = base_calloc((size_t)h->mask + 1, sizeof *h->val);
 }
 
 static uint32_t hidx_home(const hidx *h, uint64_t key)
@@ -167,15 +208,15 @@ static uint32_t hidx_home(const hidx *h, uint64_t key)
 /* The slot holding key, or the free slot where it would go. */
 static uint32_t hidx_slot(const hidx *h, const uint64_t *keys, uint64_t key)
 {
-    uint32_t i = hidx_home(h, key);
-    while (h->slot[i] != NIL && keys[h->slot[i]] != key)
+    uint32_t i = hidx_home(h, key), v;
+    while ((v = h->val[i]) && keys[v - 1] != key)
         i = (i + 1) & h->mask;
     return i;
 }
 
 static uint32_t hidx_get(const hidx *h, const uint64_t *keys, uint64_t key)
 {
-    return h->slot[hidx_slot(h, keys, key)];
+    return h->val[hidx_slot(h, keys, key)] - 1; /* a free slot: NIL */
 }
 
 static void hidx_grow(hidx *h, const uint64_t *keys)
@@ -183,10 +224,10 @@ static void hidx_grow(hidx *h, const uint64_t *keys)
     hidx old = *h;
     hidx_init(h, old.mask + 1);
     for (uint32_t i = 0; i <= old.mask; i++)
-        if (old.slot[i] != NIL)
-            h->slot[hidx_slot(h, keys, keys[old.slot[i]])] = old.slot[i];
+        if (old.val[i])
+            h->val[hidx_slot(h, keys, keys[old.val[i] - 1])] = old.val[i];
     h->n = old.n;
-    free(old.slot);
+    free(old.val);
 }
 
 static void hidx_put(hidx *h, const uint64_t *keys, uint64_t key, uint32_t v)
@@ -194,51 +235,57 @@ static void hidx_put(hidx *h, const uint64_t *keys, uint64_t key, uint32_t v)
     if (2 * (h->n + 1) > h->mask + 1)
         hidx_grow(h, keys);
     uint32_t i = hidx_slot(h, keys, key);
-    h->n += h->slot[i] == NIL;
-    h->slot[i] = v;
+    h->n += !h->val[i];
+    h->val[i] = v + 1;
 }
 
 static void hidx_del(hidx *h, const uint64_t *keys, uint64_t key)
 {
     uint32_t i = hidx_slot(h, keys, key), j = i;
-    if (h->slot[i] == NIL)
+    if (!h->val[i])
         return;
     for (;;) {
         j = (j + 1) & h->mask;
-        if (h->slot[j] == NIL)
+        if (!h->val[j])
             break;
-        uint32_t home = hidx_home(h, keys[h->slot[j]]);
+        uint32_t home = hidx_home(h, keys[h->val[j] - 1]);
         int stays = j > i ? (home > i && home <= j) : (home > i || home <= j);
         if (!stays) {
-            h->slot[i] = h->slot[j];
+            h->val[i] = h->val[j];
             i = j;
         }
     }
-    h->slot[i] = NIL;
+    h->val[i] = 0;
     h->n--;
 }
 
+/* Only what says "empty" is zeroed (line flags, way bits, index values): tags and stamps are
+ * read only for lines in use, so a large cache that a short run barely uses costs neither
+ * a clearing pass nor page faults for the rest. */
 static void tags_alloc(cache *c)
 {
-    c->nlines = c->cfg.sets * c->cfg.assoc;
+    uint32_t sets = c->cfg.sets, assoc = c->cfg.assoc;
+    c->nlines = sets * assoc;
     size_t n = c->nlines;
     c->tag = base_malloc(n * sizeof *c->tag);
-    for (size_t i = 0; i < n; i++)
-        c->tag[i] = EMPTY;
-    c->last_use = base_calloc(n, sizeof *c->last_use);
-    c->alloc_time = base_calloc(n, sizeof *c->alloc_time);
-    c->valid = base_calloc(n, 1);
-    c->dirty = base_calloc(n, 1);
-    c->resv = base_calloc(n, 1);
-    c->fill_dirty = base_calloc(n, 1);
-    c->flags = base_malloc(n);
-    memset(c->flags, F_EMPTY, n);
+    c->ls = base_calloc(n, sizeof *c->ls);
+    c->set = base_malloc(sets * sizeof *c->set);
+    for (uint32_t s = 0; s < sets; s++)
+        c->set[s] = (set_st){NIL, NIL, 0, 0, 0};
+    c->wps = (assoc + 63) / 64;
+    c->busy = base_calloc((size_t)sets * c->wps, sizeof *c->busy);
     hidx_init(&c->tix, c->nlines);
-    c->cand = base_calloc((c->cfg.assoc + 63) / 64, sizeof *c->cand);
+    c->cand = base_calloc(c->wps, sizeof *c->cand);
+    c->assoc_log2 = (assoc & (assoc - 1)) ? -1 : (int)cache_log2(assoc);
     c->dirty_lines = 0;
     c->flush_pos = 0;
+    /* LRU and FIFO read one stamp each, so the other is not kept; victim() gets both */
     int k = cache_repl_stamp(c->repl);
+    c->last_use = k != 1 ? base_malloc(n * sizeof *c->last_use) : NULL;
+    c->alloc_time = k != 0 ? base_malloc(n * sizeof *c->alloc_time) : NULL;
     c->stamp = k == 0 ? c->last_use : k == 1 ? c->alloc_time : NULL;
+    /* only lines in use are linked, and each is linked before it is read */
+    c->age = c->stamp ? base_malloc(n * sizeof *c->age) : NULL;
 }
 
 static void tags_free(cache *c)
@@ -246,12 +293,11 @@ static void tags_free(cache *c)
     free(c->tag);
     free(c->last_use);
     free(c->alloc_time);
-    free(c->valid);
-    free(c->dirty);
-    free(c->resv);
-    free(c->fill_dirty);
-    free(c->flags);
-    free(c->tix.slot);
+    free(c->ls);
+    free(c->set);
+    free(c->busy);
+    free(c->age);
+    free(c->tix.val);
     free(c->cand);
 }
 
@@ -330,6 +376,11 @@ cache *cache_new(const cache_cfg *cfg)
         c->cfg.mshr_merge = STREAM_MERGE;
     }
     c->missq_room = CACHE_MISSQ_UNLIMITED;
+    c->ver = 1;
+    c->linear_mask = (cfg->index == CACHE_IDX_LINEAR || cfg->index == CACHE_IDX_CUSTOM) &&
+                     !(cfg->sets & (cfg->sets - 1));
+    if (cfg->index == CACHE_IDX_IPOLY)
+        cache_ipoly_table(cfg->sets, c->ipoly);
     tags_alloc(c);
     mshr_alloc(c);
     stat_block_init(&c->st, &cs_set);
@@ -344,7 +395,7 @@ void cache_free(cache *c)
     free(c->ent);
     free(c->ent_free);
     free(c->ent_key);
-    free(c->mix.slot);
+    free(c->mix.val);
     free(c->wreq);
     free(c->wnext);
     free(c->wseq);
@@ -359,6 +410,7 @@ void cache_set_missq_room(cache *c, uint32_t room) { c->missq_room = room; }
 
 void cache_reshape(cache *c, uint32_t assoc, int alloc)
 {
+    c->ver++;
     if (cache_mshr_used(c))
         base_panic("cache %s: reshaped with %u MSHR entries outstanding", c->cfg.name,
                    cache_mshr_used(c));
@@ -377,8 +429,10 @@ void cache_reshape(cache *c, uint32_t assoc, int alloc)
 void cache_set_index_addr(cache *c, uint64_t (*fn)(const void *ctx, uint64_t addr),
                           const void *ctx)
 {
+    c->ver++;
     c->index_fn = fn;
     c->index_ctx = ctx;
+    c->linear_mask = 0;
 }
 
 uint64_t cache_line_addr(const cache *c, uint64_t addr)
@@ -388,8 +442,15 @@ uint64_t cache_line_addr(const cache *c, uint64_t addr)
 
 uint32_t cache_set_of(const cache *c, uint64_t addr)
 {
+    if (c->linear_mask) /* the same set as ln % sets, without a division */
+        return (uint32_t)(addr >> c->line_log2) & (c->cfg.sets - 1);
     uint64_t a = c->index_fn ? c->index_fn(c->index_ctx, addr) : addr;
-    return cache_index_hash(&c->cfg, c->line_log2, c->set_log2, a);
+    if (c->cfg.index != CACHE_IDX_IPOLY)
+        return cache_index_hash(&c->cfg, c->line_log2, c->set_log2, a);
+    uint64_t ln = a >> c->line_log2, hi = ln >> c->set_log2;
+    const uint8_t(*t)[16] = c->ipoly;
+    return ((uint32_t)ln & (c->cfg.sets - 1)) ^ t[0][hi & 15] ^ t[1][(hi >> 4) & 15] ^
+           t[2][(hi >> 8) & 15] ^ t[3][(hi >> 12) & 15] ^ t[4][(hi >> 16) & 15];
 }
 
 static uint8_t req_mask(const cache *c, uint64_t addr)
@@ -399,27 +460,114 @@ static uint8_t req_mask(const cache *c, uint64_t addr)
 
 /* ---- tag array ----------------------------------------------------------------------- */
 
+/* What probe finds out about one request, and where the line went once it is placed. */
+typedef struct look {
+    uint64_t ln;  /* line number */
+    uint32_t i;   /* the line (hit, reserved, sector miss; a miss once placed), else NIL */
+    uint32_t set; /* a miss that allocates: its set, whose victim is chosen when placed */
+    int p;        /* R_* */
+    uint8_t m;    /* sectors asked for */
+} look;
+
 /* A line maps to one set, so one index over the whole tag array finds it: O(1) instead of
  * a scan of up to 256 ways. */
 static uint32_t find_line(const cache *c, uint64_t ln) { return hidx_get(&c->tix, c->tag, ln); }
 
-/* Every state change goes through here, so the dirty-line count and EMPTY tags hold. */
+static uint32_t set_of_line(const cache *c, uint32_t i)
+{
+    return c->assoc_log2 >= 0 ? i >> c->assoc_log2 : i / c->cfg.assoc;
+}
+
+/* Victim order of two lines of one set: the smaller stamp, then the lower way (line order
+ * is way order within a set), as the policies' '<' scans from way 0 choose. */
+static int older(const cache *c, uint32_t a, uint32_t b)
+{
+    return c->stamp[a] < c->stamp[b] || (c->stamp[a] == c->stamp[b] && a < b);
+}
+
+/* Stamps mostly grow (new and touched lines go last); equal stamps of one cycle and the
+ * lower ways a prefill fills in one go may go first. */
+static void age_link(cache *c, set_st *s, uint32_t i)
+{
+    uint32_t at = s->tail; /* i goes after at; NIL: first */
+    if (at != NIL && older(c, i, s->head))
+        at = NIL;
+    else if (at != NIL)
+        while (older(c, i, at))
+            at = c->age[at].prev;
+    uint32_t nx = at == NIL ? s->head : c->age[at].next;
+    c->age[i] = (age_ln){at, nx};
+    *(at == NIL ? &s->head : &c->age[at].next) = i;
+    *(nx == NIL ? &s->tail : &c->age[nx].prev) = i;
+}
+
+static void age_unlink(cache *c, set_st *s, uint32_t i)
+{
+    uint32_t pv = c->age[i].prev, nx = c->age[i].next;
+    *(pv == NIL ? &s->head : &c->age[pv].next) = nx;
+    *(nx == NIL ? &s->tail : &c->age[nx].prev) = pv;
+}
+
+/* Every last-use update of a line in use goes through here, to keep LRU's age order. */
+static void touch(cache *c, uint32_t i, uint64_t now)
+{
+    if (!c->last_use)
+        return;
+    uint64_t old = c->last_use[i];
+    if (old == now)
+        return;
+    c->last_use[i] = now;
+    if (c->stamp != c->last_use)
+        return;
+    set_st *s = &c->set[set_of_line(c, i)];
+    if (now > old && s->tail == i)
+        return;
+    age_unlink(c, s, i);
+    age_link(c, s, i);
+}
+
+static uint32_t *pin_count(set_st *s, uint8_t f)
+{
+    return (f & F_RESV) ? &s->resv : (f & F_DIRTY) ? &s->dirty : NULL;
+}
+
+/* Line i, in use and now empty, leaves the index, its set's counts and the age order. */
+static void line_drop(cache *c, set_st *s, uint32_t i)
+{
+    uint32_t w = i - (uint32_t)(s - c->set) * c->cfg.assoc;
+    hidx_del(&c->tix, c->tag, c->tag[i]);
+    c->ls[i].fill_dirty = 0;
+    c->busy[(size_t)(s - c->set) * c->wps + w / 64] &= ~(1ull << (w % 64));
+    s->used--;
+    if (c->stamp)
+        age_unlink(c, s, i);
+}
+
+/* Every state change goes through here, so the dirty-line count, the per-set counts and the
+ * index hold. */
 static void line_set(cache *c, uint32_t i, uint8_t valid, uint8_t dirty, uint8_t resv)
 {
-    if (c->dirty[i] && !dirty)
+    line_st *l = &c->ls[i];
+    if (l->dirty && !dirty)
         c->dirty_lines--;
-    else if (!c->dirty[i] && dirty)
+    else if (!l->dirty && dirty)
         c->dirty_lines++;
-    c->valid[i] = valid;
-    c->dirty[i] = dirty;
-    c->resv[i] = resv;
-    c->flags[i] = (uint8_t)((resv ? F_RESV : 0) | (dirty ? F_DIRTY : 0) |
-                            (valid | resv ? 0 : F_EMPTY));
-    if (!(valid | resv) && c->tag[i] != EMPTY) {
-        hidx_del(&c->tix, c->tag, c->tag[i]);
-        c->tag[i] = EMPTY;
-        c->fill_dirty[i] = 0;
-    }
+    l->valid = valid;
+    l->dirty = dirty;
+    l->resv = resv;
+    uint8_t old = l->flags, f = (uint8_t)((resv ? F_RESV : 0) | (dirty ? F_DIRTY : 0) |
+                                          (valid | resv ? F_USED : 0));
+    if (f == old)
+        return;
+    l->flags = f;
+    set_st *s = &c->set[set_of_line(c, i)];
+    uint32_t *n = pin_count(s, old);
+    if (n)
+        (*n)--;
+    if ((n = pin_count(s, f)))
+        (*n)++;
+    if ((old & F_USED) && !(f & F_USED))
+        line_drop(c, s, i);
 }
 
 /* Flags that keep a line from being evicted now. */
@@ -429,54 +577,58 @@ static uint8_t pinned(const cache *c)
     return dirty_ok ? F_RESV : F_RESV | F_DIRTY;
 }
 
-/* LRU/FIFO in one pass from the highest way down: the first invalid way met is the last
- * one, and '<=' leaves the lowest way among equal stamps, as the ascending scan would. */
-static uint32_t pick_by_stamp(const cache *c, uint32_t base, uint8_t pin)
+/* Whether pick_victim would find a line, without looking at the ways. */
+static int evictable(const cache *c, uint32_t set)
 {
-    uint32_t best = NIL;
-    uint64_t best_s = UINT64_MAX;
-    for (uint32_t w = c->cfg.assoc; w-- > 0;) {
-        uint32_t i = base + w;
-        uint8_t f = c->flags[i];
-        if (f & pin)
-            continue;
-        if (f & F_EMPTY)
-            return i;
-        if (c->stamp[i] <= best_s) {
-            best_s = c->stamp[i];
-            best = i;
-        }
+    const set_st *s = &c->set[set];
+    uint32_t pins = s->resv + ((pinned(c) & F_DIRTY) ? s->dirty : 0);
+    return pins < c->cfg.assoc;
+}
+
+/* The highest way not in use (the set has one). */
+static uint32_t last_free_way(const cache *c, uint32_t set)
+{
+    const uint64_t *b = c->busy + (size_t)set * c->wps;
+    uint32_t assoc = c->cfg.assoc;
+    for (uint32_t k = c->wps; k-- > 0;) {
+        uint64_t free_w = ~b[k];
+        if (k == c->wps - 1 && assoc % 64)
+            free_w &= (1ull << (assoc % 64)) - 1;
+        if (free_w)
+            return set * assoc + k * 64 + 63 - (uint32_t)__builtin_clzll(free_w);
     }
-    return best;
+    return NIL;
+}
+
+/* A full set under a policy without stamps: its victim() among the unpinned ways. */
+static uint32_t pick_by_policy(cache *c, uint32_t set, uint8_t pin)
+{
+    uint32_t assoc = c->cfg.assoc, base = set * assoc;
+    memset(c->cand, 0, (size_t)c->wps * sizeof *c->cand);
+    for (uint32_t w = 0; w < assoc; w++)
+        if (!(c->ls[base + w].flags & pin))
+            c->cand[w / 64] |= 1ull << (w % 64);
+    return base + c->repl->victim(c->last_use + base, c->alloc_time + base, assoc, c->cand);
 }
 
 /* GPGPU-Sim tag_array::probe's choice: lines with a fill outstanding are never evicted;
  * modified lines only once they are write_ratio percent of all lines; then the LAST invalid
- * way, else the replacement policy among the valid candidates. NIL: nothing evictable. */
+ * way, else the replacement policy among the valid candidates (LRU/FIFO: the oldest
+ * unpinned line of the age order). NIL: nothing evictable. */
 static uint32_t pick_victim(cache *c, uint32_t set)
 {
-    uint32_t assoc = c->cfg.assoc, base = set * assoc, invalid = NIL;
-    uint8_t pin = pinned(c);
-    if (c->stamp)
-        return pick_by_stamp(c, base, pin);
-    int any = 0;
-    memset(c->cand, 0, (size_t)((assoc + 63) / 64) * sizeof *c->cand);
-    for (uint32_t w = 0; w < assoc; w++) {
-        uint32_t i = base + w;
-        if (c->flags[i] & pin)
-            continue;
-        if (c->flags[i] & F_EMPTY) {
-            invalid = i;
-        } else {
-            c->cand[w / 64] |= 1ull << (w % 64);
-            any = 1;
-        }
-    }
-    if (invalid != NIL)
-        return invalid;
-    if (!any)
+    const set_st *s = &c->set[set];
+    if (s->used < c->cfg.assoc)
+        return last_free_way(c, set);
+    if (!evictable(c, set))
         return NIL;
-    return base + c->repl->victim(c->last_use + base, c->alloc_time + base, assoc, c->cand);
+    uint8_t pin = pinned(c);
+    if (!c->stamp)
+        return pick_by_policy(c, set, pin);
+    uint32_t i = s->head;
+    while (i != NIL && (c->ls[i].flags & pin))
+        i = c->age[i].next;
+    return i;
 }
 
 static int missq_room(const cache *c, uint32_t n)
@@ -494,54 +646,80 @@ static void missq_use(cache *c)
  * (GPGPU-Sim: wb && policy != WRITE_THROUGH); wb_addr NULL drops them (prefill). */
 static void evict(cache *c, uint32_t i, uint64_t *wb_addr, uint8_t *wb_mask)
 {
-    if (c->tag[i] == EMPTY)
+    if (!(c->ls[i].flags & F_USED))
         return;
     c->st.v[CS(evictions)]++;
-    if (wb_addr && c->dirty[i] && c->cfg.write != CACHE_WR_WT) {
+    if (wb_addr && c->ls[i].dirty && c->cfg.write != CACHE_WR_WT) {
         *wb_addr = c->tag[i] << c->line_log2;
-        *wb_mask = c->dirty[i];
+        *wb_mask = c->ls[i].dirty;
         c->st.v[CS(writebacks)]++;
         missq_use(c);
     }
     line_set(c, i, 0, 0, 0);
 }
 
+/* Line i (empty) takes line ln; the caller's line_set gives it its sectors at once. */
 static void install(cache *c, uint32_t i, uint64_t ln, uint64_t now)
 {
+    uint32_t set = set_of_line(c, i), w = i - set * c->cfg.assoc;
+    set_st *s = &c->set[set];
     c->tag[i] = ln;
     hidx_put(&c->tix, c->tag, ln, i);
-    c->alloc_time[i] = now;
-    c->last_use[i] = now;
-    c->fill_dirty[i] = 0;
+    if (c->alloc_time)
+        c->alloc_time[i] = now;
+    if (c->last_use)
+        c->last_use[i] = now;
+    c->ls[i] = (line_st){0, 0, 0, 0, F_USED};
+    c->busy[(size_t)set * c->wps + w / 64] |= 1ull << (w % 64);
+    s->used++;
+    if (c->stamp)
+        age_link(c, s, i);
 }
 
-/* R_HIT, R_HIT_RES or R_SECTOR_MISS with *idx the line; R_MISS with *idx the victim (NIL
- * when !need_victim); R_FAIL when no line may be evicted. */
-static int probe(cache *c, uint64_t addr, uint64_t ln, uint8_t m, int need_victim, uint32_t *idx)
+/* An allocating miss takes its set's victim now (nothing changed the set since probe). */
+static void place(cache *c, look *l, uint64_t now, uint64_t *wb_addr, uint8_t *wb_mask)
 {
-    uint32_t i = find_line(c, ln);
-    if (i != NIL) {
-        *idx = i;
-        return (c->resv[i] & m) ? R_HIT_RES : (c->valid[i] & m) ? R_HIT : R_SECTOR_MISS;
+    l->i = pick_victim(c, l->set);
+    evict(c, l->i, wb_addr, wb_mask);
+    install(c, l->i, l->ln, now);
+}
+
+/* R_HIT, R_HIT_RES or R_SECTOR_MISS with l->i the line; R_MISS (l->set its set when
+ * need_victim); R_FAIL when no line may be evicted. The victim itself is chosen only once
+ * the miss is accepted: a refused request is retried, and must cost little. */
+static int probe(cache *c, uint64_t addr, look *l, int need_victim)
+{
+    l->ln = addr >> c->line_log2;
+    l->m = req_mask(c, addr);
+    l->i = find_line(c, l->ln);
+    l->set = NIL;
+    if (l->i != NIL) {
+        const line_st *x = &c->ls[l->i];
+        l->p = (x->resv & l->m) ? R_HIT_RES : (x->valid & l->m) ? R_HIT : R_SECTOR_MISS;
+        return l->p;
     }
-    *idx = need_victim ? pick_victim(c, cache_set_of(c, addr)) : NIL;
-    return need_victim && *idx == NIL ? R_FAIL : R_MISS;
+    l->p = R_MISS;
+    if (need_victim) {
+        l->set = cache_set_of(c, addr);
+        if (!evictable(c, l->set))
+            l->p = R_FAIL;
+    }
+    return l->p;
 }
 
 /* GPGPU-Sim tag_array::access once a request is accepted: LRU update, and with allocate on
  * miss the line (evicting) or sector is reserved. */
-static void tag_access(cache *c, int p, uint32_t i, uint64_t ln, uint8_t m, uint64_t now,
-                       cache_result *out)
+static void tag_access(cache *c, look *l, uint64_t now, cache_result *out)
 {
-    if (p == R_HIT || p == R_HIT_RES) {
-        c->last_use[i] = now;
-    } else if (c->alloc == CACHE_AL_ON_MISS && p == R_MISS) {
-        evict(c, i, &out->wb_addr, &out->wb_mask);
-        install(c, i, ln, now);
-        line_set(c, i, 0, 0, m);
-    } else if (c->alloc == CACHE_AL_ON_MISS && p == R_SECTOR_MISS) {
-        c->last_use[i] = now;
-        line_set(c, i, c->valid[i], c->dirty[i], c->resv[i] | m);
+    if (l->p == R_HIT || l->p == R_HIT_RES) {
+        touch(c, l->i, now);
+    } else if (c->alloc == CACHE_AL_ON_MISS && l->p == R_MISS) {
+        place(c, l, now, &out->wb_addr, &out->wb_mask);
+        line_set(c, l->i, 0, 0, l->m);
+    } else if (c->alloc == CACHE_AL_ON_MISS && l->p == R_SECTOR_MISS) {
+        const line_st *x = &c->ls[l->i];
+        touch(c, l->i, now);
+        line_set(c, l->i, x->valid, x->dirty, x->resv | l->m);
     }
 }
 
@@ -604,15 +782,15 @@ static int mshr_can(const cache *c, uint64_t key)
 
 /* GPGPU-Sim send_read_request: merge into the outstanding entry (MSHR_HIT) or open one and
  * fetch. Nothing changes unless it returns CACHE_FAIL_NONE. */
-static int mshr_request(cache *c, const mem_req *r, uint64_t key, int p, uint32_t i, uint64_t ln,
-                        uint8_t m, uint64_t now, cache_result *out)
+static int mshr_request(cache *c, const mem_req *r, uint64_t key, look *l, uint64_t now,
+                        cache_result *out)
 {
     uint32_t e = mshr_find(c, key);
     int pool_ok = !r || c->wfree != NIL || c->wbump < c->wcap;
     if (e != NIL) {
         if (c->ent[e].nreq >= c->cfg.mshr_merge || !pool_ok)
             return CACHE_FAIL_MERGE;
-        tag_access(c, p, i, ln, m, now, out);
+        tag_access(c, l, now, out);
         mshr_add(c, e, r);
         c->st.v[CS(mshr_hits)]++;
         return CACHE_FAIL_NONE;
@@ -621,9 +799,9 @@ static int mshr_request(cache *c, const mem_req *r, uint64_t key, int p, uint32_
         return CACHE_FAIL_MSHR;
     if (!missq_room(c, 1))
         return CACHE_FAIL_MISSQ;
-    tag_access(c, p, i, ln, m, now, out);
-    mshr_add(c, mshr_open(c, key, m), r);
-    out->fetch_mask = m;
+    tag_access(c, l, now, out);
+    mshr_add(c, mshr_open(c, key, l->m), r);
+    out->fetch_mask = l->m;
     missq_use(c);
     c->st.v[CS(fetches)]++;
     return CACHE_FAIL_NONE;
@@ -657,15 +835,14 @@ static int outcome(int probe_res, int access_res)
 /* Atomics are reads here; like GPGPU-Sim they leave the sector modified. */
 static int do_read(cache *c, const mem_req *r, uint64_t now, cache_result *out)
 {
-    uint64_t ln = r->addr >> c->line_log2;
-    uint8_t m = req_mask(c, r->addr);
     int atom_dirty = r->op == MEM_ATOM && c->cfg.write != CACHE_WR_RO;
-    uint32_t i;
-    int p = probe(c, r->addr, ln, m, c->alloc == CACHE_AL_ON_MISS, &i);
+    look l;
+    int p = probe(c, r->addr, &l, c->alloc == CACHE_AL_ON_MISS);
     if (p == R_HIT) {
-        c->last_use[i] = now;
+        const line_st *x = &c->ls[l.i];
+        touch(c, l.i, now);
         if (atom_dirty)
-            line_set(c, i, c->valid[i], c->dirty[i] | m, c->resv[i]);
+            line_set(c, l.i, x->valid, x->dirty | l.m, x->resv);
         return R_HIT;
     }
     if (p == R_FAIL)
@@ -673,11 +850,11 @@ static int do_read(cache *c, const mem_req *r, uint64_t now, cache_result *out)
     /* a data cache keeps room for the fetch and a writeback (miss_queue_full(1)) */
     if (!missq_room(c, c->cfg.write == CACHE_WR_RO ? 1 : 2))
         return fail(out, CACHE_FAIL_MISSQ);
-    int f = mshr_request(c, r, mshr_key(c, r->addr), p, i, ln, m, now, out);
+    int f = mshr_request(c, r, mshr_key(c, r->addr), &l, now, out);
     if (f)
         return fail(out, f);
-    if (atom_dirty && i != NIL && c->tag[i] == ln)
-        c->fill_dirty[i] |= m;
+    if (atom_dirty && l.i != NIL && c->tag[l.i] == l.ln)
+        c->ls[l.i].fill_dirty |= l.m;
     return outcome(p, R_MISS);
 }
 
@@ -686,13 +863,14 @@ static int write_hit(cache *c, int pol, uint32_t i, uint8_t m, uint64_t now, cac
 {
     if (pol != CACHE_WR_WB && !missq_room(c, 1))
         return fail(out, CACHE_FAIL_MISSQ);
+    const line_st *x = &c->ls[i];
     if (pol == CACHE_WR_WE) {
         send_write(c, out);
-        line_set(c, i, c->valid[i] & (uint8_t)~m, c->dirty[i] & (uint8_t)~m, c->resv[i]);
+        line_set(c, i, x->valid & (uint8_t)~m, x->dirty & (uint8_t)~m, x->resv);
         return R_HIT;
     }
-    c->last_use[i] = now;
-    line_set(c, i, c->valid[i], c->dirty[i] | m, c->resv[i]);
+    touch(c, i, now);
+    line_set(c, i, x->valid, x->dirty | m, x->resv);
     if (pol == CACHE_WR_WT)
         send_write(c, out);
     return R_HIT;
@@ -702,8 +880,7 @@ static int write_hit(cache *c, int pol, uint32_t i, uint8_t m, uint64_t now, cac
  * (requests carry no byte mask, so every write counts as a whole sector: readable). A write
  * on a sector being fetched marks it modified-on-fill; the sector stays reserved (GPGPU-Sim
  * marks it MODIFIED at once, which lets the line be evicted under its own fill). */
-static int lazy_write(cache *c, uint64_t key, int p, uint32_t i, uint64_t ln, uint8_t m,
-                      uint64_t now, cache_result *out)
+static int lazy_write(cache *c, uint64_t key, look *l, uint64_t now, cache_result *out)
 {
     if (c->cfg.write == CACHE_WR_WT) {
         if (!missq_room(c, 2))
@@ -713,23 +890,22 @@ static int lazy_write(cache *c, uint64_t key, int p, uint32_t i, uint64_t ln, ui
             return fail(out, f);
         send_write(c, out);
     }
-    if (p == R_HIT_RES) {
-        c->last_use[i] = now;
-        c->fill_dirty[i] |= m;
-    } else if (p == R_SECTOR_MISS) {
-        c->last_use[i] = now;
-        line_set(c, i, c->valid[i] | m, c->dirty[i] | m, c->resv[i]);
+    if (l->p == R_HIT_RES) {
+        touch(c, l->i, now);
+        c->ls[l->i].fill_dirty |= l->m;
+    } else if (l->p == R_SECTOR_MISS) {
+        const line_st *x = &c->ls[l->i];
+        touch(c, l->i, now);
+        line_set(c, l->i, x->valid | l->m, x->dirty | l->m, x->resv);
     } else {
-        evict(c, i, &out->wb_addr, &out->wb_mask);
-        install(c, i, ln, now);
-        line_set(c, i, m, m, 0);
+        place(c, l, now, &out->wb_addr, &out->wb_mask);
+        line_set(c, l->i, l->m, l->m, 0);
     }
     return R_MISS;
 }
 
 /* Write misses by write-allocate policy (GPGPU-Sim wr_miss_*). */
-static int write_miss(cache *c, const mem_req *r, int p, uint32_t i, uint64_t ln, uint8_t m,
-                      uint64_t now, cache_result *out)
+static int write_miss(cache *c, const mem_req *r, look *l, uint64_t now, cache_result *out)
 {
     uint64_t key = mshr_key(c, r->addr);
     int f;
@@ -745,18 +921,18 @@ static int write_miss(cache *c, const mem_req *r, int p, uint32_t i, uint64_t ln
         if ((f = mshr_can(c, key)))
             return fail(out, f);
         send_write(c, out);
-        mshr_request(c, NULL, key, p, i, ln, m, now, out);
+        mshr_request(c, NULL, key, l, now, out);
         return R_MISS;
     case CACHE_WA_FETCH: /* fetch, and the sector is modified once filled */
         if (!missq_room(c, 2))
             return fail(out, CACHE_FAIL_MISSQ);
-        if ((f = mshr_request(c, NULL, key, p, i, ln, m, now, out)))
+        if ((f = mshr_request(c, NULL, key, l, now, out)))
             return fail(out, f);
-        if (i != NIL && c->tag[i] == ln)
-            c->fill_dirty[i] |= m;
+        if (l->i != NIL && c->tag[l->i] == l->ln)
+            c->ls[l->i].fill_dirty |= l->m;
         return R_MISS;
     default:
-        return lazy_write(c, key, p, i, ln, m, now, out);
+        return lazy_write(c, key, l, now, out);
     }
 }
 
@@ -765,20 +941,18 @@ static int do_write(cache *c, const mem_req *r, uint64_t now, cache_result *out)
     if (c->cfg.write == CACHE_WR_RO)
         base_panic("cache %s: write to a read-only cache (address 0x%llx)", c->cfg.name,
                    (unsigned long long)r->addr);
-    uint64_t ln = r->addr >> c->line_log2;
-    uint8_t m = req_mask(c, r->addr);
     /* only write-allocating caches place a line on a write miss */
     int need_victim = c->alloc == CACHE_AL_ON_MISS && c->cfg.walloc != CACHE_WA_NONE;
-    uint32_t i;
-    int p = probe(c, r->addr, ln, m, need_victim, &i);
+    look l;
+    int p = probe(c, r->addr, &l, need_victim);
     int pol = c->cfg.write;
     if (pol == CACHE_WR_LWB_GWT) /* GPGPU-Sim wr_hit_global_we_local_wb */
         pol = r->space == TRACE_SPACE_LOCAL ? CACHE_WR_WB : CACHE_WR_WE;
     if (p == R_HIT)
-        return write_hit(c, pol, i, m, now, out);
+        return write_hit(c, pol, l.i, l.m, now, out);
     if (p == R_FAIL && c->cfg.walloc != CACHE_WA_NONE)
         return fail(out, CACHE_FAIL_LINE);
-    return outcome(p, write_miss(c, r, p, i, ln, m, now, out));
+    return outcome(p, write_miss(c, r, &l, now, out));
 }
 
 static void count(cache *c, int o, int wr, cache_result *out)
@@ -811,7 +985,18 @@ void cache_access(cache *c, const mem_req *r, uint64_t now, cache_result *out)
 {
     memset(out, 0, sizeof *out);
     int wr = r->op == MEM_WR;
+    refusal *x = &c->refused;
+    if (x->ver == c->ver && x->addr == r->addr && x->op == r->op && x->space == r->space &&
+        x->room == c->missq_room) {
+        out->fail = x->fail;
+        count(c, R_FAIL, wr, out);
+        return;
+    }
     int o = wr ? do_write(c, r, now, out) : do_read(c, r, now, out);
+    if (o == R_FAIL)
+        *x = (refusal){c->ver, r->addr, c->missq_room, r->op, r->space, (uint8_t)out->fail};
+    else
+        c->ver++;
     count(c, o, wr, out);
 }
 
@@ -831,11 +1016,12 @@ static void fill_line(cache *c, uint64_t ln, uint8_t got, uint64_t now, uint64_t
         evict(c, i, wb_addr, wb_mask);
         install(c, i, ln, now);
     } else if (c->alloc != CACHE_AL_ON_MISS) {
-        c->last_use[i] = now;
+        touch(c, i, now);
     }
-    uint8_t fd = c->fill_dirty[i] & got;
-    c->fill_dirty[i] &= (uint8_t)~got;
-    line_set(c, i, c->valid[i] | got, c->dirty[i] | fd, c->resv[i] & (uint8_t)~got);
+    line_st *x = &c->ls[i];
+    uint8_t fd = x->fill_dirty & got;
+    x->fill_dirty &= (uint8_t)~got;
+    line_set(c, i, x->valid | got, x->dirty | fd, x->resv & (uint8_t)~got);
 }
 
 /* Hands back the waiters of entries done[0..n) merged oldest first, and frees the entries. */
@@ -869,6 +1055,7 @@ static size_t drain(cache *c, const uint32_t *done, unsigned n, mem_req *out, si
 size_t cache_fill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now, mem_req *out,
                   size_t max, uint64_t *wb_addr, uint8_t *wb_mask)
 {
+    c->ver++;
     uint64_t ln = line_addr >> c->line_log2;
     uint32_t done[4];
     unsigned n = 0;
@@ -903,6 +1090,7 @@ size_t cache_fill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now, mem_
 /* GPGPU-Sim force_tag_access: an on-fill style allocation whose victim is dropped. */
 void cache_prefill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now)
 {
+    c->ver++;
     uint8_t m = c->sectored ? (uint8_t)(mask & c->full) : c->full;
     if (!m)
         return;
@@ -917,29 +1105,32 @@ void cache_prefill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now)
         line_set(c, i, m, 0, 0);
         return;
     }
-    c->last_use[i] = now;
-    line_set(c, i, c->valid[i] | (m & (uint8_t)~c->resv[i]), c->dirty[i], c->resv[i]);
+    const line_st *x = &c->ls[i];
+    touch(c, i, now);
+    line_set(c, i, x->valid | (m & (uint8_t)~x->resv), x->dirty, x->resv);
 }
 
 void cache_invalidate(cache *c)
 {
+    c->ver++;
     for (uint32_t i = 0; i < c->nlines; i++) {
-        if (c->tag[i] == EMPTY)
+        if (!(c->ls[i].flags & F_USED))
             continue;
-        c->fill_dirty[i] = 0;
-        line_set(c, i, 0, 0, c->resv[i]);
+        c->ls[i].fill_dirty = 0;
+        line_set(c, i, 0, 0, c->ls[i].resv);
     }
     c->flush_pos = 0;
 }
 
 int cache_flush_next(cache *c, uint64_t *line_addr, uint8_t *mask)
 {
+    c->ver++;
     for (uint32_t k = 0; k < c->nlines; k++) {
         uint32_t i = (c->flush_pos + k) % c->nlines;
-        uint8_t d = c->dirty[i];
+        uint8_t d = c->ls[i].dirty;
         if (!d)
             continue;
-        line_set(c, i, c->valid[i], 0, c->resv[i]);
+        line_set(c, i, c->ls[i].valid, 0, c->ls[i].resv);
         if (c->cfg.write == CACHE_WR_WT)
             continue; /* written through already */
         *line_addr = c->tag[i] << c->line_log2;
@@ -954,7 +1145,7 @@ int cache_probe(const cache *c, uint64_t addr)
 {
     uint32_t i = find_line(c, addr >> c->line_log2);
     uint8_t m = req_mask(c, addr);
-    return i != NIL && (c->valid[i] & m) == m;
+    return i != NIL && (c->ls[i].valid & m) == m;
 }
 
 void cache_mshr_foreach(const cache *c, void (*fn)(void *ctx, const mem_req *r), void *ctx)

@@ -129,25 +129,15 @@ static const uint32_t ipoly16[4] = {0x00f59, 0x011eb, 0x003d6, 0x007ac};
 static const uint32_t ipoly32[5] = {0x03e69, 0x07cd2, 0x047cd, 0x00f9a, 0x01f34};
 static const uint32_t ipoly64[6] = {0x79461, 0x0bca3, 0x17946, 0x2f28c, 0x5e518, 0x3ca30};
 
-static unsigned parity(uint64_t v)
-{
-    v ^= v >> 32;
-    v ^= v >> 16;
-    v ^= v >> 8;
-    v ^= v >> 4;
-    v ^= v >> 2;
-    v ^= v >> 1;
-    return (unsigned)(v & 1);
-}
-
 static uint32_t ipoly(uint64_t hi, uint32_t idx, uint32_t sets)
 {
     const uint32_t *m = sets == 16 ? ipoly16 : sets == 32 ? ipoly32 : ipoly64;
     unsigned bits = sets == 16 ? 4 : sets == 32 ? 5 : 6;
     uint32_t r = 0;
+    /* the masks stay below bit 20, so a 32-bit parity (a few instructions) will do */
     for (unsigned k = 0; k < bits; k++)
-        r |= (((idx >> k) & 1u) ^ parity(hi & m[k])) << k;
-    return r;
+        r |= (uint32_t)__builtin_parity((uint32_t)(hi & m[k])) << k;
+    return idx ^ r;
 }
 
 /* Nugteren et al., HPCA 2014, as GPGPU-Sim: line-address bits 0-4 XOR address bits 13, 14,
@@ -162,6 +152,13 @@ static uint32_t fermi(uint64_t addr, unsigned line_log2, uint32_t sets)
     if (sets == 64)
         set |= (uint32_t)((addr & 0x1000) >> 7);
     return set;
+}
+
+void cache_ipoly_table(uint32_t sets, uint8_t tab[5][16])
+{
+    for (unsigned j = 0; j < 5; j++)
+        for (unsigned v = 0; v < 16; v++)
+            tab[j][v] = (uint8_t)ipoly((uint64_t)v << (4 * j), 0, sets);
 }
 
 uint32_t cache_index_hash(const cache_cfg *c, unsigned line_log2, unsigned set_log2,
