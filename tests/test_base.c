@@ -34,6 +34,61 @@ TEST(base_parse_numbers_strictly)
     CHECK_EQ(base_levenshtein("n_clusterz", "n_clusters"), 1);
 }
 
+TEST(base_small_helpers)
+{
+    char b[BASE_I64_CHARS];
+    CHECK_EQ(base_fmt_i64(b, 0), 1);
+    CHECK_STR(b, "0");
+    CHECK_EQ(base_fmt_i64(b, INT64_MIN), 20);
+    CHECK_STR(b, "-9223372036854775808");
+    CHECK_EQ(base_fmt_i64(b, INT64_MAX), 19);
+    CHECK_STR(b, "9223372036854775807");
+    base_pool p = {0};
+    char *first = base_pool_strdup(&p, "first");
+    char big[20000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    char *copy = base_pool_strdup(&p, big); /* larger than a block */
+    char *last = base_pool_strndup(&p, "last-one", 4);
+    CHECK_STR(first, "first");
+    CHECK(strcmp(copy, big) == 0);
+    CHECK_STR(last, "last");
+    base_pool_free(&p);
+    CHECK(p.blk == NULL);
+}
+
+/* Two passes hand out the same layout; small slabs come from calloc, large ones are mapped,
+ * and both are zeroed. */
+static void carve(base_slab *s, size_t n, uint64_t **a, char **b)
+{
+    *a = base_slab_take(s, n, sizeof **a);
+    *b = base_slab_take(s, 3, 1);
+}
+
+TEST(base_slab_two_passes)
+{
+    size_t sizes[] = {5, 100000};
+    for (size_t k = 0; k < 2; k++) {
+        base_slab s = {0};
+        uint64_t *a;
+        char *b;
+        carve(&s, sizes[k], &a, &b);
+        CHECK(a == NULL && b == NULL);
+        CHECK(s.size >= sizes[k] * sizeof *a + 3);
+        base_slab_alloc(&s);
+        carve(&s, sizes[k], &a, &b);
+        CHECK(a != NULL && b != NULL);
+        CHECK(s.used <= s.size);
+        CHECK((uintptr_t)a % 64 == 0 && (uintptr_t)b % 64 == 0);
+        CHECK((char *)b >= (char *)(a + sizes[k]));
+        CHECK(a[0] == 0 && a[sizes[k] - 1] == 0 && b[0] == 0 && b[2] == 0);
+        a[sizes[k] - 1] = 7;
+        b[2] = 1;
+        base_slab_free(&s);
+        CHECK(s.p == NULL);
+    }
+}
+
 static int count_lines(base_rd *r, base_err *e, char *last, size_t n)
 {
     char *line;

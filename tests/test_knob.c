@@ -16,6 +16,17 @@ TEST(knob_defaults_validate)
     knob_free(&c);
 }
 
+TEST(knob_name_index_finds_every_knob)
+{
+    knob_cfg c;
+    knob_init(&c);
+    for (int i = 0; i < KNOB_COUNT; i++)
+        CHECK_EQ(knob_cfg_find(&c, knob_defs[i].name), i);
+    CHECK_EQ(knob_cfg_find(&c, "no_such_knob"), -1);
+    CHECK_EQ(knob_cfg_find(&c, ""), -1);
+    knob_free(&c);
+}
+
 TEST(knob_set_errors_name_knob_place_and_range)
 {
     knob_cfg c;

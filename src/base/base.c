@@ -1,4 +1,5 @@
 /* base: errors, allocation, buffers, number parsing. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "base.h"
 
 #include <ctype.h>
@@ -6,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 int base_vfail(base_err *e, int code, const char *fmt, va_list ap)
 {
@@ -148,6 +150,67 @@ void base_buf_printf(base_buf *b, const char *fmt, ...)
     free(s);
 }
 
+#define POOL_BLOCK 8192u
+
+struct base_pool_blk {
+    base_pool_blk *next;
+    size_t used, cap;
+    char data[];
+};
+
+char *base_pool_alloc(base_pool *p, size_t n)
+{
+    base_pool_blk *b = p->blk;
+    if (!b || b->cap - b->used < n) {
+        size_t cap = n > POOL_BLOCK ? n : POOL_BLOCK;
+        b = base_malloc(sizeof *b + cap);
+        b->next = p->blk;
+        b->used = 0;
+        b->cap = cap;
+        p->blk = b;
+    }
+    char *s = b->data + b->used;
+    b->used += n;
+    return s;
+}
+
+char *base_pool_strndup(base_pool *p, const char *s, size_t n)
+{
+    char *d = base_pool_alloc(p, n + 1);
+    memcpy(d, s, n);
+    d[n] = 0;
+    return d;
+}
+
+char *base_pool_strdup(base_pool *p, const char *s) { return base_pool_strndup(p, s, strlen(s)); }
+
+void base_pool_free(base_pool *p)
+{
+    while (p->blk) {
+        base_pool_blk *next = p->blk->next;
+        free(p->blk);
+        p->blk = next;
+    }
+}
+
+size_t base_fmt_i64(char *buf, int64_t v)
+{
+    char tmp[BASE_I64_CHARS];
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    size_t len = 0;
+    if (v < 0)
+        buf[len++] = '-';
+    while (n)
+        buf[len++] = tmp[--n];
+    buf[len] = 0;
+    return len;
+}
+
 void base_buf_free(base_buf *b)
 {
     free(b->s);
@@ -264,4 +327,94 @@ void base_nearest_format(const base_nearest *n, char *buf, size_t size)
     buf[0] = 0;
     for (int k = 0; k < 3 && n->best[k] && used < size; k++)
         used += (size_t)snprintf(buf + used, size - used, "%s%s", k ? ", " : "", n->best[k]);
+}
+
+/* ---- base_slab ---------------------------------------------------------------------- */
+
+#if defined(MAP_ANONYMOUS)
+#define SLAB_MAP_ANON MAP_ANONYMOUS
+#elif defined(MAP_ANON)
+#define SLAB_MAP_ANON MAP_ANON
+#endif
+
+/* Smaller slabs come from the heap: a mapping and its removal cost about as much as
+ * faulting in a few pages. */
+#define SLAB_MAP_MIN (16u * 1024)
+/* Every array starts on its own cache line. */
+#define SLAB_ALIGN 64u
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SLAB_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SLAB_ASAN 1
+#endif
+#endif
+#ifdef SLAB_ASAN
+#include <sanitizer/asan_interface.h>
+/* Under AddressSanitizer the arrays are kept apart by poisoned gaps, so an overrun into the
+ * next array is still caught. */
+#define SLAB_GAP SLAB_ALIGN
+#else
+#define SLAB_GAP 0u
+#endif
+
+static size_t round_up(size_t n) { return (n + SLAB_ALIGN - 1) / SLAB_ALIGN * SLAB_ALIGN; }
+
+void *base_slab_take(base_slab *s, size_t n, size_t size)
+{
+    if (size && n > (SIZE_MAX / 2) / size)
+        base_panic("base_slab_take: %zu x %zu bytes overflows", n, size);
+    size_t bytes = round_up(n * size) + SLAB_GAP;
+    if (!s->p) {
+        s->size += bytes;
+        return NULL;
+    }
+    if (bytes > s->size - s->used)
+        base_panic("base_slab_take: the carving pass asks for more than the sizing pass "
+                   "(%zu bytes left, %zu asked)", s->size - s->used, bytes);
+    char *p = s->p + s->used;
+    s->used += bytes;
+#ifdef SLAB_ASAN
+    ASAN_POISON_MEMORY_REGION(p + bytes - SLAB_GAP, SLAB_GAP);
+#endif
+    return p;
+}
+
+void base_slab_alloc(base_slab *s)
+{
+    s->used = 0;
+    s->mapped = 0;
+    if (s->size == 0)
+        s->size = SLAB_ALIGN;
+#ifdef SLAB_MAP_ANON
+    if (s->size >= SLAB_MAP_MIN) {
+        void *p = mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | SLAB_MAP_ANON, -1, 0);
+        if (p != MAP_FAILED) {
+            s->p = p;
+            s->mapped = 1;
+            return;
+        }
+    }
+#endif
+    s->p = aligned_alloc(SLAB_ALIGN, s->size); /* size: a multiple of SLAB_ALIGN */
+    if (!s->p)
+        base_panic("out of memory (%zu bytes)", s->size);
+    memset(s->p, 0, s->size);
+}
+
+void base_slab_free(base_slab *s)
+{
+    if (!s->p)
+        return;
+#ifdef SLAB_ASAN
+    ASAN_UNPOISON_MEMORY_REGION(s->p, s->size);
+#endif
+    if (s->mapped)
+        munmap(s->p, s->size);
+    else
+        free(s->p);
+    s->p = NULL;
+    s->size = s->used = 0;
+    s->mapped = 0;
 }

@@ -52,8 +52,58 @@ void base_buf_put(base_buf *b, const char *s, size_t n);
 void base_buf_printf(base_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void base_buf_free(base_buf *b);
 
+/* Decimal text of v, NUL-terminated, into buf (at least BASE_I64_CHARS bytes); returns its
+ * length. The same text as "%lld", for tables printed value by value. */
+#define BASE_I64_CHARS 21
+size_t base_fmt_i64(char *buf, int64_t v);
+
+/* A string pool: copies that live until the pool is freed, without a malloc and a free each
+ * (a config import keeps over a thousand short strings). Zero-initialise; free once. */
+typedef struct base_pool_blk base_pool_blk;
+typedef struct base_pool {
+    base_pool_blk *blk;
+} base_pool;
+char *base_pool_alloc(base_pool *p, size_t n); /* n bytes, char-aligned */
+char *base_pool_strndup(base_pool *p, const char *s, size_t n);
+char *base_pool_strdup(base_pool *p, const char *s);
+void base_pool_free(base_pool *p);
+
+/* base_slab: one zeroed block carved into the arrays of one object (queues sized for the
+ * worst case, packet rings), so a run pays only for the pages it touches.
+ *
+ * calloc gives zeroed memory but writes it: a block from glibc's heap is cleared with
+ * memset, faulting in every page of arrays a short run never uses, and whether a block of
+ * ~128 KB comes from the heap or from its own mapping depends on the heap's state. A large
+ * slab is mapped straight from the kernel (zero pages, touched only when used, one mapping
+ * per object); a small one comes from the heap.
+ *
+ * Use: a carve function that calls base_slab_take for every array, run twice: first on an
+ * empty slab (it only adds up the sizes and hands out NULL), then after base_slab_alloc
+ * (it hands out the arrays, in the same order). The arrays are freed together by
+ * base_slab_free, never one by one. */
+typedef struct base_slab {
+    char *p;       /* NULL during the sizing pass */
+    size_t size;   /* bytes: the sum of the sizing pass, then the block's size */
+    size_t used;   /* bytes handed out by the carving pass */
+    int mapped;    /* 1: from mmap, 0: from the heap */
+} base_slab;
+
+/* n elements of `size` bytes, on a cache line of their own; NULL during the sizing pass. */
+void *base_slab_take(base_slab *s, size_t n, size_t size);
+/* Allocates the zeroed block sized by the sizing pass (panics when out of memory). */
+void base_slab_alloc(base_slab *s);
+void base_slab_free(base_slab *s);
+
 /* Strips leading and trailing whitespace in place; returns the first non-blank character. */
 char *base_trim(char *s);
+/* FNV-1a of a string: for name tables looked up many times (knobs, GPGPU-Sim options). */
+static inline uint32_t base_str_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
 
 /* Strict number parsing of a whole string: no sign where unsigned, no trailing junk,
  * overflow is an error. Return 0 on success, -1 otherwise (no message: callers add context). */

@@ -4,6 +4,7 @@
 #include <lzma.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define CHUNK (256u * 1024u)
 
@@ -40,13 +41,23 @@ static size_t raw_read(base_rd *r, unsigned char *dst, size_t n)
     return got;
 }
 
-static base_rd *rd_new(const char *name)
+/* `size`: the input's length when known (the buffer grows on demand): a short config or
+ * list file needs no 256 KB buffer, which malloc would map and unmap for each file. */
+static base_rd *rd_new(const char *name, size_t size)
 {
     base_rd *r = base_calloc(1, sizeof *r);
     r->name = base_strdup(name);
-    r->cap = CHUNK;
+    r->cap = size < CHUNK - 64 ? size + 64 : CHUNK;
     r->buf = base_malloc(r->cap);
     return r;
+}
+
+static size_t file_size(FILE *f)
+{
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0)
+        return CHUNK;
+    return (size_t)st.st_size;
 }
 
 /* Peeks the first bytes to choose plain or xz decoding. */
@@ -55,6 +66,10 @@ static int rd_start(base_rd *r, base_err *e)
     size_t n = raw_read(r, r->buf, sizeof XZ_MAGIC);
     if (n == sizeof XZ_MAGIC && memcmp(r->buf, XZ_MAGIC, n) == 0) {
         r->xz = 1;
+        if (r->cap < CHUNK) { /* decompressed data is larger than the file */
+            r->cap = CHUNK;
+            r->buf = base_realloc(r->buf, r->cap);
+        }
         r->in = base_malloc(CHUNK);
         memcpy(r->in, r->buf, n);
         lzma_stream init = LZMA_STREAM_INIT;
@@ -76,7 +91,7 @@ base_rd *base_rd_open(const char *path, base_err *e)
         base_fail(e, BASE_EXIT_INPUT, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
-    base_rd *r = rd_new(path);
+    base_rd *r = rd_new(path, file_size(f));
     r->f = f;
     if (rd_start(r, e)) {
         base_rd_close(r);
@@ -87,7 +102,7 @@ base_rd *base_rd_open(const char *path, base_err *e)
 
 base_rd *base_rd_open_mem(const char *name, const void *data, size_t n, base_err *e)
 {
-    base_rd *r = rd_new(name);
+    base_rd *r = rd_new(name, n);
     r->mem = data;
     r->mem_len = n;
     if (rd_start(r, e)) {

@@ -141,9 +141,11 @@ static int simulate(cli_args *a, const char *path)
             rc = base_out_commit(&out, &e);
         }
     }
-    sim_result_free(&r);
-    sim_free(g);
-    trace_list_free(&l);
+    if (CLI_FREE_AT_EXIT) {
+        sim_result_free(&r);
+        sim_free(g);
+        trace_list_free(&l);
+    }
     return rc ? cli_error(&e) : 0;
 }
 

@@ -101,6 +101,7 @@ struct dram {
     mem_q ret;
     uint64_t now, bus_end;
     uint32_t prio;
+    base_slab slab;  /* every array above */
     stat_block st;
 };
 
@@ -142,31 +143,41 @@ static void index_rules(dram *d)
     }
 }
 
-static void alloc_state(dram *d, uint32_t qcap, uint32_t retcap)
+/* The per-bank state and the queues, in both passes of the slab; the queues are sized for
+ * the worst case (4096 entries when dram_sched_queue = 0) and mostly never touched. */
+static void carve_state(dram *d, uint32_t qcap, uint32_t retcap, base_slab *b)
 {
     uint32_t nbk = d->t.nbk, ng = d->t.nbkgrp;
-    d->bk = base_calloc(nbk, sizeof *d->bk);
-    d->memo_ver = base_calloc(nbk, sizeof *d->memo_ver);
-    d->memo_row = base_calloc(nbk, sizeof *d->memo_row);
-    d->memo_qi = base_calloc(nbk, sizeof *d->memo_qi);
+    d->bk = base_slab_take(b, nbk, sizeof *d->bk);
+    d->memo_ver = base_slab_take(b, nbk, sizeof *d->memo_ver);
+    d->memo_row = base_slab_take(b, nbk, sizeof *d->memo_row);
+    d->memo_qi = base_slab_take(b, nbk, sizeof *d->memo_qi);
+    d->last_bank = base_slab_take(b, (size_t)nbk * DRAM_NCMD, sizeof *d->last_bank);
+    d->last_grp = base_slab_take(b, (size_t)ng * DRAM_NCMD, sizeof *d->last_grp);
+    d->qcap = qcap;
+    d->qp = base_slab_take(b, qcap, sizeof *d->qp);
+    d->q = base_slab_take(b, qcap, sizeof *d->q);
+    d->qbank = base_slab_take(b, qcap, sizeof *d->qbank);
+    d->qrow = base_slab_take(b, qcap, sizeof *d->qrow);
+    mem_q_carve(&d->ret, retcap, b);
+    d->fl = base_slab_take(b, retcap, sizeof *d->fl);
+}
+
+static void alloc_state(dram *d, uint32_t qcap, uint32_t retcap)
+{
+    carve_state(d, qcap, retcap, &d->slab);
+    base_slab_alloc(&d->slab);
+    carve_state(d, qcap, retcap, &d->slab);
+    uint32_t nbk = d->t.nbk, ng = d->t.nbkgrp;
     d->qver = 1;
-    d->last_bank = base_malloc((size_t)nbk * DRAM_NCMD * sizeof *d->last_bank);
-    d->last_grp = base_malloc((size_t)ng * DRAM_NCMD * sizeof *d->last_grp);
     for (size_t i = 0; i < (size_t)nbk * DRAM_NCMD; i++)
         d->last_bank[i] = NEVER;
     for (size_t i = 0; i < (size_t)ng * DRAM_NCMD; i++)
         d->last_grp[i] = NEVER;
     for (int c = 0; c < DRAM_NCMD; c++)
         d->last_any[c] = NEVER;
-    d->qcap = qcap;
-    d->q = base_calloc(qcap, sizeof *d->q);
-    d->qp = base_calloc(qcap, sizeof *d->qp);
-    d->qbank = base_calloc(qcap, sizeof *d->qbank);
-    d->qrow = base_calloc(qcap, sizeof *d->qrow);
     for (uint32_t i = 0; i < qcap; i++)
         d->qp[i] = &d->q[i];
-    mem_q_init(&d->ret, retcap);
-    d->fl = base_calloc(retcap, sizeof *d->fl);
 }
 
 dram *dram_new(const knobs *k, const mem_addrmap *map, uint32_t channel)
@@ -199,18 +210,7 @@ void dram_free(dram *d)
 {
     if (!d)
         return;
-    free(d->bk);
-    free(d->memo_ver);
-    free(d->memo_row);
-    free(d->memo_qi);
-    free(d->last_bank);
-    free(d->last_grp);
-    free(d->q);
-    free(d->qp);
-    free(d->qbank);
-    free(d->qrow);
-    free(d->fl);
-    mem_q_free(&d->ret);
+    base_slab_free(&d->slab);
     stat_block_free(&d->st);
     free(d);
 }

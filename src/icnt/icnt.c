@@ -90,15 +90,17 @@ struct icnt {
     int islip;
     uint64_t now;
     xbar x[2];
+    base_slab slab;      /* every array of both crossbars */
     stat_block st;       /* pushes and cycles */
     stat_block sum;      /* st plus the crossbars', made by icnt_stats */
 };
 
-static void ring_init(ring *q, uint32_t cap)
+/* q is NULL in the sizing pass (the ring array itself is not carved yet). */
+static void ring_carve(ring *q, uint32_t cap, base_slab *b)
 {
-    q->cap = cap;
-    q->head = q->n = q->flits = 0;
-    q->v = base_calloc(cap, sizeof *q->v);
+    pkt *v = base_slab_take(b, cap, sizeof *v);
+    if (q)
+        *q = (ring){v, cap, 0, 0, 0};
 }
 
 static pkt *ring_at(const ring *q, uint32_t i) { return &q->v[(q->head + i) % q->cap]; }
@@ -119,44 +121,32 @@ static void ring_drop_head(ring *q)
     q->n--;
 }
 
-static void xbar_init(xbar *x, uint32_t nin, uint32_t nout, const icnt *n)
+/* Every array of a crossbar; run in both passes of the icnt's slab. The packet rings are
+ * sized for full buffers, and a short run touches only their first entries. */
+static void xbar_carve(xbar *x, uint32_t nin, uint32_t nout, const icnt *n, base_slab *b)
 {
-    memset(x, 0, sizeof *x);
     x->nin = nin;
     x->nout = nout;
-    x->in = base_calloc(nin, sizeof *x->in);
-    x->out = base_calloc(nout, sizeof *x->out);
+    x->in = base_slab_take(b, nin, sizeof *x->in);
+    x->out = base_slab_take(b, nout, sizeof *x->out);
     for (uint32_t i = 0; i < nin; i++)
-        ring_init(&x->in[i], n->in_limit + 1);
+        ring_carve(x->in ? &x->in[i] : NULL, n->in_limit + 1, b);
     for (uint32_t o = 0; o < nout; o++)
-        ring_init(&x->out[o], n->out_limit + 1);
-    x->sent = base_calloc(nin, sizeof *x->sent);
-    x->lock = base_malloc(nout * sizeof *x->lock);
-    for (uint32_t o = 0; o < nout; o++)
-        x->lock[o] = -1;
-    x->gptr = base_calloc(nout, sizeof *x->gptr);
-    x->in_busy = base_calloc(nin, 1);
-    x->out_busy = base_calloc(nout, 1);
-    x->cand = base_calloc(nout, sizeof *x->cand);
-    x->cand_dist = base_calloc(nout, sizeof *x->cand_dist);
-    x->grant_left = n->grant_cycles;
+        ring_carve(x->out ? &x->out[o] : NULL, n->out_limit + 1, b);
+    x->sent = base_slab_take(b, nin, sizeof *x->sent);
+    x->lock = base_slab_take(b, nout, sizeof *x->lock);
+    x->gptr = base_slab_take(b, nout, sizeof *x->gptr);
+    x->in_busy = base_slab_take(b, nin, 1);
+    x->out_busy = base_slab_take(b, nout, 1);
+    x->cand = base_slab_take(b, nout, sizeof *x->cand);
+    x->cand_dist = base_slab_take(b, nout, sizeof *x->cand_dist);
 }
 
-static void xbar_free(xbar *x)
+static void xbar_init(xbar *x, const icnt *n)
 {
-    for (uint32_t i = 0; i < x->nin; i++)
-        free(x->in[i].v);
     for (uint32_t o = 0; o < x->nout; o++)
-        free(x->out[o].v);
-    free(x->in);
-    free(x->out);
-    free(x->sent);
-    free(x->lock);
-    free(x->gptr);
-    free(x->in_busy);
-    free(x->out_busy);
-    free(x->cand);
-    free(x->cand_dist);
+        x->lock[o] = -1;
+    x->grant_left = n->grant_cycles;
 }
 
 static uint32_t flits_of(const icnt *n, unsigned bytes)
@@ -178,12 +168,18 @@ icnt *icnt_new(const knobs *k, uint32_t n_sm, uint32_t n_sub_total)
     n->grant_cycles = (uint32_t)k->icnt_grant_cycles;
     n->islip = k->icnt_arbiter == 1;
     n->max_flits = flits_of(n, MEM_HEADER_BYTES + MEM_SECTOR);
-    if (n->nsubnets == 2) {
-        xbar_init(&n->x[ICNT_REQ], n_sm, n_sub_total, n);
-        xbar_init(&n->x[ICNT_REP], n_sub_total, n_sm, n);
-    } else {
-        xbar_init(&n->x[0], n_sm + n_sub_total, n_sm + n_sub_total, n);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass)
+            base_slab_alloc(&n->slab);
+        if (n->nsubnets == 2) {
+            xbar_carve(&n->x[ICNT_REQ], n_sm, n_sub_total, n, &n->slab);
+            xbar_carve(&n->x[ICNT_REP], n_sub_total, n_sm, n, &n->slab);
+        } else {
+            xbar_carve(&n->x[0], n_sm + n_sub_total, n_sm + n_sub_total, n, &n->slab);
+        }
     }
+    for (uint32_t s = 0; s < n->nsubnets; s++)
+        xbar_init(&n->x[s], n);
     stat_block_init(&n->st, icnt_stats_set());
     stat_block_init(&n->sum, icnt_stats_set());
     for (uint32_t s = 0; s < n->nsubnets; s++)
@@ -195,10 +191,9 @@ void icnt_free(icnt *n)
 {
     if (!n)
         return;
-    for (uint32_t s = 0; s < n->nsubnets; s++) {
-        xbar_free(&n->x[s]);
+    for (uint32_t s = 0; s < n->nsubnets; s++)
         stat_block_free(&n->x[s].st);
-    }
+    base_slab_free(&n->slab);
     stat_block_free(&n->st);
     stat_block_free(&n->sum);
     free(n);

@@ -124,6 +124,7 @@ typedef struct gs_opt {
 typedef struct gs_list {
     gs_opt *v;
     size_t n, cap;
+    base_pool strs;  /* the options' strings and the tokens they came from */
 } gs_list;
 
 typedef struct gs_tok {
@@ -136,30 +137,25 @@ typedef struct gs_toks {
     size_t n, cap;
 } gs_toks;
 
-/* Per-import state for the one option pair whose meaning depends on the other:
- * -gpgpu_tensor_core_avail 0 means no tensor units whatever -gpgpu_num_tensor_core_units says. */
+/* Slots of the per-import option index: a power of two, over twice the known options. */
+#define GS_SLOTS 1024
+
+/* Per-import state: the option index, and the one option pair whose meaning depends on the
+ * other: -gpgpu_tensor_core_avail 0 means no tensor units whatever
+ * -gpgpu_num_tensor_core_units says. */
 typedef struct gs_state {
     int tensor_avail;          /* -1: not seen */
     char tensor_units[32];     /* "" : not seen */
     char avail_where[600], units_where[600];
+    int16_t by_name[GS_SLOTS]; /* option -> gs_map row + 1, or -(gs_known index + 1); 0 empty */
+    size_t unmodelled_before;  /* length of knob_cfg.unmodelled when this import began */
+    uint8_t unmodelled_seen[BASE_ARRAY_LEN(gs_known)]; /* reported by this import */
 } gs_state;
-
-static void toks_free(gs_toks *t)
-{
-    for (size_t i = 0; i < t->n; i++)
-        free(t->v[i].s);
-    free(t->v);
-}
 
 static void list_free(gs_list *l)
 {
-    for (size_t i = 0; i < l->n; i++) {
-        free(l->v[i].name);
-        free(l->v[i].value);
-        free(l->v[i].file);
-        free(l->v[i].where);
-    }
     free(l->v);
+    base_pool_free(&l->strs);
 }
 
 static int is_space(char ch)
@@ -169,7 +165,7 @@ static int is_space(char ch)
 
 /* Splits text into whitespace-separated tokens, each with its line; '#' starts a comment
  * that runs to the end of the line wherever it appears (GPGPU-Sim ignores quotes there). */
-static void tokenize(const char *text, gs_toks *t)
+static void tokenize(const char *text, gs_toks *t, base_pool *strs)
 {
     unsigned long line = 1;
     const char *p = text;
@@ -187,7 +183,7 @@ static void tokenize(const char *text, gs_toks *t)
             while (*p && !is_space(*p) && *p != '#')
                 p++;
             base_grow(&t->v, &t->cap, t->n + 1, sizeof *t->v);
-            t->v[t->n].s = base_strndup(b, (size_t)(p - b));
+            t->v[t->n].s = base_pool_strndup(strs, b, (size_t)(p - b));
             t->v[t->n].line = line;
             t->n++;
         }
@@ -247,15 +243,35 @@ static int collect_include(knob_cfg *c, const char *file, unsigned long line,
     return rc;
 }
 
-static void add_opt(gs_list *out, const char *file, unsigned long line, const char *name,
-                    const char *value)
+/* "FILE:LINE (NAME)", assembled by hand: a config has hundreds of options. */
+static char *where_of(base_pool *strs, const char *file, unsigned long line, const char *name)
+{
+    char num[BASE_I64_CHARS];
+    size_t nf = strlen(file), nl = base_fmt_i64(num, (int64_t)line), nn = strlen(name);
+    char *w = base_pool_alloc(strs, nf + nl + nn + 5), *p = w;
+    memcpy(p, file, nf);
+    p += nf;
+    *p++ = ':';
+    memcpy(p, num, nl);
+    p += nl;
+    *p++ = ' ';
+    *p++ = '(';
+    memcpy(p, name, nn);
+    p += nn;
+    *p++ = ')';
+    *p = 0;
+    return w;
+}
+
+/* name and value are kept as they are: strings of out->strs. */
+static void add_opt(gs_list *out, char *file, unsigned long line, char *name, char *value)
 {
     base_grow(&out->v, &out->cap, out->n + 1, sizeof *out->v);
     gs_opt *o = &out->v[out->n++];
-    o->name = base_strdup(name);
-    o->value = base_strdup(value);
-    o->file = base_strdup(file);
-    o->where = base_sprintf("%s:%lu (%s)", file, line, name);
+    o->name = name;
+    o->value = value;
+    o->file = file;
+    o->where = where_of(&out->strs, file, line, name);
 }
 
 /* Joins a quoted value that starts at token *i; advances *i past its last token. */
@@ -289,10 +305,11 @@ static int collect_text(knob_cfg *c, const char *file, const char *text, gs_list
                         base_err *e)
 {
     gs_toks t = {0};
-    tokenize(text, &t);
+    tokenize(text, &t, &out->strs);
+    char *file_copy = base_pool_strdup(&out->strs, file);
     int rc = 0;
     for (size_t i = 0; i < t.n && rc == 0; i++) {
-        const char *name = t.v[i].s;
+        char *name = t.v[i].s;
         unsigned long line = t.v[i].line;
         if (name[0] != '-' || !name[1]) {
             rc = base_fail(e, BASE_EXIT_INPUT, "%s:%lu: expected an option name starting "
@@ -305,18 +322,24 @@ static int collect_text(knob_cfg *c, const char *file, const char *text, gs_list
             break;
         }
         i++;
-        base_buf val = {0};
-        base_buf_puts(&val, "");
-        if (join_quoted(&t, &i, &val))
-            rc = base_fail(e, BASE_EXIT_INPUT, "%s:%lu: unterminated quote in the value of "
-                           "%.80s", file, line, name);
-        else if (strcmp(name, "-config") == 0)
-            rc = collect_include(c, file, line, val.s, out, e);
+        char *value = t.v[i].s;
+        if (value[0] == '"') {
+            base_buf val = {0};
+            base_buf_puts(&val, "");
+            if (join_quoted(&t, &i, &val))
+                rc = base_fail(e, BASE_EXIT_INPUT, "%s:%lu: unterminated quote in the value "
+                               "of %.80s", file, line, name);
+            value = base_pool_strdup(&out->strs, val.s);
+            base_buf_free(&val);
+            if (rc)
+                break;
+        }
+        if (strcmp(name, "-config") == 0)
+            rc = collect_include(c, file, line, value, out, e);
         else
-            add_opt(out, file, line, name, val.s);
-        base_buf_free(&val);
+            add_opt(out, file_copy, line, name, value);
     }
-    toks_free(&t);
+    free(t.v);
     return rc;
 }
 
@@ -413,7 +436,7 @@ static int h_split(knob_cfg *c, const gs_row *r, const gs_opt *o, gs_state *st, 
 static int h_index(knob_cfg *c, const gs_row *r, const gs_opt *o, gs_state *st, base_err *e)
 {
     (void)st;
-    int id = knob_find(r->knobs);
+    int id = knob_cfg_find(c, r->knobs);
     const char *choices = r->aux ? r->aux : knob_defs[id].choices;
     char items[16][64];
     int n = split(choices, '|', items, 16);
@@ -660,11 +683,22 @@ static int cache_rules(const gs_opt *o, char v[][64], int nf, base_err *e)
     return 0;
 }
 
+/* snprintf(buf, 64, "%s%s", a, b) without vfprintf: a cache string sets 17 knobs. */
+static void join_name(char *buf, const char *a, const char *b)
+{
+    size_t n = 0;
+    for (const char *p = a; *p && n < 63; p++)
+        buf[n++] = *p;
+    for (const char *p = b; *p && n < 63; p++)
+        buf[n++] = *p;
+    buf[n] = 0;
+}
+
 static int h_cache(knob_cfg *c, const gs_row *r, const gs_opt *o, gs_state *st, base_err *e)
 {
     (void)st;
     char name[64];
-    snprintf(name, sizeof name, "%s_enabled", r->knobs);
+    join_name(name, r->knobs, "_enabled");
     if (!strcmp(o->value, "none"))
         return set1(c, name, "0", o, e);
     char f[16][64], v[16][64];
@@ -677,17 +711,17 @@ static int h_cache(knob_cfg *c, const gs_row *r, const gs_opt *o, gs_state *st, 
                 return -1;
         } else {
             /* absent tail: miss queue keeps the knob default; FIFO and port are 0 */
-            snprintf(name, sizeof name, "%s%s", r->knobs, gs_cfields[i].suffix);
-            snprintf(v[i], 64, "%s", i == 12 ? knob_defs[knob_find(name)].def : "0");
+            join_name(name, r->knobs, gs_cfields[i].suffix);
+            snprintf(v[i], 64, "%s", i == 12 ? knob_defs[knob_cfg_find(c, name)].def : "0");
         }
     }
     if (cache_rules(o, v, nf, e))
         return -1;
-    snprintf(name, sizeof name, "%s_enabled", r->knobs);
+    join_name(name, r->knobs, "_enabled");
     if (set1(c, name, "1", o, e))
         return -1;
     for (int i = 0; i < GS_NCF; i++) {
-        snprintf(name, sizeof name, "%s%s", r->knobs, gs_cfields[i].suffix);
+        join_name(name, r->knobs, gs_cfields[i].suffix);
         if (set1(c, name, v[i], o, e))
             return -1;
     }
@@ -773,9 +807,6 @@ static int h_dram_timing(knob_cfg *c, const gs_row *r, const gs_opt *o, gs_state
             return -1;
     return 0;
 }
-
-static int h_unmodelled(knob_cfg *c, const gs_row *r, const gs_opt *o, gs_state *st,
-                        base_err *e);
 
 /* Columns: option, handler, knob(s), detail, fewest values, GPGPU-Sim default. */
 static const gs_row gs_map[] = {
@@ -930,10 +961,12 @@ static const gs_row gs_map[] = {
 
 /* ---- unmodelled and unknown options ------------------------------------------------------ */
 
-static int has_entry(const base_buf *b, const char *name)
+/* Whether the first `upto` bytes of the list name `name`. */
+static int has_entry(const base_buf *b, size_t upto, const char *name)
 {
     size_t n = strlen(name);
-    for (const char *p = b->s; p && *p;) {
+    const char *end_all = b->s ? b->s + upto : NULL;
+    for (const char *p = b->s; p && p < end_all && *p;) {
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
         if (len == n && strncmp(p, name, n) == 0)
@@ -945,32 +978,53 @@ static int has_entry(const base_buf *b, const char *name)
     return 0;
 }
 
-static int h_unmodelled(knob_cfg *c, const gs_row *r, const gs_opt *o, gs_state *st,
-                        base_err *e)
+/* An option GPGPU-Sim knows but lockstep does not model (gs_known[k]): named once in
+ * knob_cfg.unmodelled. Earlier imports' names are searched as text, this import's through
+ * its flags, so a config with a hundred such options stays linear. */
+static void unmodelled(knob_cfg *c, const gs_opt *o, gs_state *st, size_t k)
 {
-    (void)r;
-    (void)st;
-    (void)e;
-    if (has_entry(&c->unmodelled, o->name))
-        return 0;
+    if (st->unmodelled_seen[k] || has_entry(&c->unmodelled, st->unmodelled_before, o->name))
+        return;
+    st->unmodelled_seen[k] = 1;
     if (c->unmodelled.len)
         base_buf_puts(&c->unmodelled, ", ");
     base_buf_puts(&c->unmodelled, o->name);
     c->nunmodelled++;
+}
+
+static uint32_t gs_slot(const char *name) { return base_str_hash(name) & (GS_SLOTS - 1); }
+
+static const char *name_of(int16_t v) { return v > 0 ? gs_map[v - 1].opt : gs_known[-v - 1]; }
+
+/* The option's by_name code: gs_map row + 1, -(gs_known index + 1), or 0 when unknown. */
+static int16_t find_option(const gs_state *st, const char *name)
+{
+    for (uint32_t i = gs_slot(name); st->by_name[i]; i = (i + 1) & (GS_SLOTS - 1))
+        if (strcmp(name_of(st->by_name[i]), name) == 0)
+            return st->by_name[i];
     return 0;
 }
 
-static const gs_row gs_unmodelled_row = {NULL, h_unmodelled, NULL, NULL, 0, NULL};
-
-static const gs_row *find_row(const char *name)
+static void index_add(gs_state *st, const char *name, int16_t v)
 {
+    if (find_option(st, name))
+        return; /* a mapped option is also known: the mapping wins */
+    uint32_t i = gs_slot(name);
+    while (st->by_name[i])
+        i = (i + 1) & (GS_SLOTS - 1);
+    st->by_name[i] = v;
+}
+
+/* Hashes every option name once per import: a config names hundreds of options, and a scan
+ * of the two tables would cost over 400 strcmp each. */
+static void index_options(gs_state *st)
+{
+    _Static_assert(GS_SLOTS >= 2 * (BASE_ARRAY_LEN(gs_map) + BASE_ARRAY_LEN(gs_known)),
+                   "GS_SLOTS too small");
     for (size_t i = 0; i < BASE_ARRAY_LEN(gs_map); i++)
-        if (strcmp(gs_map[i].opt, name) == 0)
-            return &gs_map[i];
+        index_add(st, gs_map[i].opt, (int16_t)(i + 1));
     for (size_t i = 0; i < BASE_ARRAY_LEN(gs_known); i++)
-        if (strcmp(gs_known[i], name) == 0)
-            return &gs_unmodelled_row;
-    return NULL;
+        index_add(st, gs_known[i], (int16_t)(-(int)i - 1));
 }
 
 static int unknown_option(const gs_opt *o, base_err *e)
@@ -987,6 +1041,18 @@ static int unknown_option(const gs_opt *o, base_err *e)
 
 /* ---- applying ------------------------------------------------------------------------------ */
 
+/* snprintf(buf, size, "GPGPU-Sim default (%s)", opt) without vfprintf, once per mapped
+ * option of every whole-GPU import. */
+static void default_where(char *buf, size_t size, const char *opt)
+{
+    const char *parts[] = {"GPGPU-Sim default (", opt, ")"};
+    size_t used = 0;
+    for (int i = 0; i < 3; i++)
+        for (const char *q = parts[i]; *q && used + 1 < size; q++)
+            buf[used++] = *q;
+    buf[used] = 0;
+}
+
 static int apply_defaults(knob_cfg *c, const char *top, gs_state *st, base_err *e)
 {
     for (size_t i = 0; i < BASE_ARRAY_LEN(gs_map); i++) {
@@ -994,7 +1060,7 @@ static int apply_defaults(knob_cfg *c, const char *top, gs_state *st, base_err *
         if (!r->gdef)
             continue;
         char where[128];
-        snprintf(where, sizeof where, "GPGPU-Sim default (%s)", r->opt);
+        default_where(where, sizeof where, r->opt);
         gs_opt o = {(char *)r->opt, (char *)r->gdef, NULL, where};
         if (r->fn(c, r, &o, st, e))
             return -1;
@@ -1031,14 +1097,18 @@ static int apply_all(knob_cfg *c, const char *top, const gs_list *l, base_err *e
     gs_state st;
     memset(&st, 0, sizeof st);
     st.tensor_avail = -1;
+    st.unmodelled_before = c->unmodelled.len;
+    index_options(&st);
     if (describes_whole_gpu(l) && !c->gpgpusim_set && apply_defaults(c, top, &st, e))
         return -1;
     for (size_t i = 0; i < l->n; i++) {
         const gs_opt *o = &l->v[i];
-        const gs_row *r = find_row(o->name);
-        if (!r)
+        int16_t v = find_option(&st, o->name);
+        if (v == 0)
             return unknown_option(o, e);
-        if (r->fn(c, r, o, &st, e))
+        if (v < 0)
+            unmodelled(c, o, &st, (size_t)(-v - 1));
+        else if (gs_map[v - 1].fn(c, &gs_map[v - 1], o, &st, e))
             return -1;
     }
     return tensor_resolve(c, &st, e);

@@ -25,11 +25,35 @@ const knob_def knob_defs[KNOB_COUNT] = {
 #undef KNOB_LIST
 };
 
+_Static_assert(KNOB_NAME_SLOTS >= 2 * KNOB_COUNT &&
+                   (KNOB_NAME_SLOTS & (KNOB_NAME_SLOTS - 1)) == 0,
+               "KNOB_NAME_SLOTS: a power of two, at least twice the knob count");
+
 int knob_find(const char *name)
 {
     for (int i = 0; i < KNOB_COUNT; i++)
         if (strcmp(knob_defs[i].name, name) == 0)
             return i;
+    return -1;
+}
+
+/* A config import looks up hundreds of names; a linear scan costs ~150 strcmp each. */
+static void index_names(knob_cfg *c)
+{
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        uint32_t slot = base_str_hash(knob_defs[i].name) & (KNOB_NAME_SLOTS - 1);
+        while (c->by_name[slot])
+            slot = (slot + 1) & (KNOB_NAME_SLOTS - 1);
+        c->by_name[slot] = (int16_t)(i + 1);
+    }
+}
+
+int knob_cfg_find(const knob_cfg *c, const char *name)
+{
+    uint32_t slot = base_str_hash(name) & (KNOB_NAME_SLOTS - 1);
+    for (int id; (id = c->by_name[slot]) != 0; slot = (slot + 1) & (KNOB_NAME_SLOTS - 1))
+        if (strcmp(knob_defs[id - 1].name, name) == 0)
+            return id - 1;
     return -1;
 }
 
@@ -95,17 +119,19 @@ static int bad_value(base_err *e, const char *where, const knob_def *d, const ch
 static int parse_int_knob(const knob_def *d, const char *v, const char *where, int64_t *out,
                           base_err *e)
 {
+    int64_t x;
+    int bad = base_parse_i64(v, strlen(v), 0, &x) != 0;
+    if (!bad && x >= d->ilo && x <= d->ihi) {
+        *out = x;
+        return 0;
+    }
     char range[96];
     snprintf(range, sizeof range, "an integer in [%lld, %lld]", (long long)d->ilo,
              (long long)d->ihi);
-    int64_t x;
-    if (base_parse_i64(v, strlen(v), 0, &x))
+    if (bad)
         return bad_value(e, where, d, v, range);
-    if (x < d->ilo || x > d->ihi)
-        return base_fail(e, BASE_EXIT_INPUT, "%s: knob %s: %lld is out of range, expected %s",
-                         where, d->name, (long long)x, range);
-    *out = x;
-    return 0;
+    return base_fail(e, BASE_EXIT_INPUT, "%s: knob %s: %lld is out of range, expected %s",
+                     where, d->name, (long long)x, range);
 }
 
 static int parse_list(const knob_def *d, const char *v, const char *where, knob_list *out,
@@ -149,15 +175,17 @@ static int parse_value(const knob_def *d, const char *v, const char *where, void
         return parse_int_knob(d, v, where, field, e);
     case KNOB_T_FLOAT: {
         double x;
+        int bad = base_parse_double(v, strlen(v), &x) != 0;
+        if (!bad && x >= d->flo && x <= d->fhi) {
+            *(double *)field = x;
+            return 0;
+        }
         char range[96];
         snprintf(range, sizeof range, "a number in [%g, %g]", d->flo, d->fhi);
-        if (base_parse_double(v, strlen(v), &x))
+        if (bad)
             return bad_value(e, where, d, v, range);
-        if (x < d->flo || x > d->fhi)
-            return base_fail(e, BASE_EXIT_INPUT, "%s: knob %s: %g is out of range, expected %s",
-                             where, d->name, x, range);
-        *(double *)field = x;
-        return 0;
+        return base_fail(e, BASE_EXIT_INPUT, "%s: knob %s: %g is out of range, expected %s",
+                         where, d->name, x, range);
     }
     case KNOB_T_BOOL:
         if (parse_bool(v, field))
@@ -188,10 +216,13 @@ static int parse_value(const knob_def *d, const char *v, const char *where, void
     return base_fail(e, BASE_EXIT_INTERNAL, "knob %s: unknown type", d->name);
 }
 
+/* Every knob starts with this origin: one shared, read-only string. */
+static const char default_origin[] = "default";
+
+/* A replaced origin stays in the pool until knob_free: an import sets a knob a few times. */
 static void set_origin(knob_cfg *c, int id, const char *where)
 {
-    free(c->origin[id]);
-    c->origin[id] = base_strdup(where);
+    c->origin[id] = base_pool_strdup(&c->strs, where);
 }
 
 void knob_init(knob_cfg *c)
@@ -202,21 +233,21 @@ void knob_init(knob_cfg *c)
         const knob_def *d = &knob_defs[i];
         if (parse_value(d, d->def, "knobs.def", (char *)&c->v + d->off, &e))
             base_panic("%s", e.msg);
-        c->origin[i] = base_strdup("default");
+        c->origin[i] = (char *)default_origin;
     }
+    index_names(c);
 }
 
 void knob_free(knob_cfg *c)
 {
-    for (int i = 0; i < KNOB_COUNT; i++)
-        free(c->origin[i]);
+    base_pool_free(&c->strs);
     base_buf_free(&c->unmodelled);
     memset(c, 0, sizeof *c);
 }
 
 int knob_set(knob_cfg *c, const char *name, const char *value, const char *where, base_err *e)
 {
-    int id = knob_find(name);
+    int id = knob_cfg_find(c, name);
     char near[256];
     if (id < 0)
         return base_fail(e, BASE_EXIT_INPUT, "%s: unknown knob '%s' (closest: %s)", where, name,
@@ -242,14 +273,27 @@ int knob_set(knob_cfg *c, const char *name, const char *value, const char *where
     return 0;
 }
 
+/* snprintf(buf, n, "%lld", v) without vfprintf: most knobs are integers. */
+static void format_int(int64_t v, char *buf, size_t n)
+{
+    char t[BASE_I64_CHARS];
+    size_t len = base_fmt_i64(t, v);
+    if (n == 0)
+        return;
+    if (len >= n)
+        len = n - 1;
+    memcpy(buf, t, len);
+    buf[len] = 0;
+}
+
 void knob_format(const knob_cfg *c, int id, char *buf, size_t n)
 {
     const knob_def *d = &knob_defs[id];
     const char *f = (const char *)&c->v + d->off;
     switch (d->type) {
-    case KNOB_T_INT: snprintf(buf, n, "%lld", (long long)*(const int64_t *)f); break;
+    case KNOB_T_INT: format_int(*(const int64_t *)f, buf, n); break;
     case KNOB_T_FLOAT: snprintf(buf, n, "%.17g", *(const double *)f); break;
-    case KNOB_T_BOOL: snprintf(buf, n, "%d", *(const int *)f); break;
+    case KNOB_T_BOOL: format_int(*(const int *)f, buf, n); break;
     case KNOB_T_ENUM: knob_enum_name(id, *(const int *)f, buf, n); break;
     case KNOB_T_STR: snprintf(buf, n, "%s", f); break;
     case KNOB_T_LIST: {
@@ -278,15 +322,23 @@ static void format_short(const knob_cfg *c, int id, char *buf, size_t n)
     knob_format(c, id, buf, n);
 }
 
+/* fputs, not fprintf: a run prints this table first, and ~300 formatted writes cost more
+ * than the rest of a small run's output. */
 void knob_echo_text(FILE *f, const knob_cfg *c, const char *prefix)
 {
     char v[512];
     for (int i = 0; i < KNOB_COUNT; i++) {
         format_short(c, i, v, sizeof v);
-        fprintf(f, "%s%s = %s", prefix ? prefix : "", knob_defs[i].name, v);
-        if (strcmp(c->origin[i], "default") != 0)
-            fprintf(f, "   # %s", c->origin[i]);
-        fputc('\n', f);
+        if (prefix)
+            fputs(prefix, f);
+        fputs(knob_defs[i].name, f);
+        fputs(" = ", f);
+        fputs(v, f);
+        if (strcmp(c->origin[i], "default") != 0) {
+            fputs("   # ", f);
+            fputs(c->origin[i], f);
+        }
+        putc('\n', f);
     }
 }
 

@@ -73,9 +73,14 @@ typedef struct knob_def {
 
 extern const knob_def knob_defs[KNOB_COUNT];
 
+/* Slots of the name index in knob_cfg: a power of two, over twice KNOB_COUNT. */
+#define KNOB_NAME_SLOTS 1024
+
 typedef struct knob_cfg {
     knobs v;
     char *origin[KNOB_COUNT];   /* "default", "preset rtx3070", "file:line", "--name" */
+    int16_t by_name[KNOB_NAME_SLOTS]; /* open-addressing hash of knob names: id + 1, 0 empty */
+    base_pool strs;             /* every origin but "default" */
     base_buf unmodelled;        /* imported options lockstep does not model, comma-separated */
     int nunmodelled;
     int depth;                  /* nesting of preset/config includes */
@@ -87,6 +92,8 @@ void knob_init(knob_cfg *c);
 void knob_free(knob_cfg *c);
 
 int knob_find(const char *name); /* row index or -1 */
+/* The same through the name index of an initialised knob_cfg (no linear scan). */
+int knob_cfg_find(const knob_cfg *c, const char *name);
 /* Up to 3 closest knob names to `name`, as "a, b, c", written to buf (returned). */
 const char *knob_suggest(const char *name, char *buf, size_t n);
 

@@ -98,6 +98,7 @@ struct mem_part {
     int l2_quiet;             /* no sub-partition has work for its L2 cycle */
     uint32_t nreplies;        /* replies waiting in the sub-partitions' output queues */
     uint64_t lag;             /* DRAM cycles counted but not yet given to the DRAM */
+    base_slab slab;           /* every queue of the channel */
     stat_block st;
 };
 
@@ -118,16 +119,10 @@ static void wake_dram_side(mem_part *p)
     p->quiet = 0;
 }
 
-static void tq_init(tq *q, uint32_t cap)
+static void tq_carve(tq *q, uint32_t cap, base_slab *b)
 {
-    mem_q_init(&q->q, cap);
-    q->t = base_calloc(q->q.cap, sizeof *q->t);
-}
-
-static void tq_free(tq *q)
-{
-    mem_q_free(&q->q);
-    free(q->t);
+    mem_q_carve(&q->q, cap, b);
+    q->t = base_slab_take(b, q->q.cap, sizeof *q->t);
 }
 
 static void tq_push(tq *q, const mem_req *r, uint64_t ready)
@@ -181,14 +176,6 @@ static void paddr_init(paddr *q, const mem_addrmap *map, const knobs *k)
 
 static void sub_init(mem_part *p, sub *u, const knobs *k)
 {
-    double ratio = k->clock_l2_mhz / k->clock_core_mhz;
-    uint64_t per = ratio > 1 ? (uint64_t)ratio + (ratio > (double)(uint64_t)ratio) : 1;
-    tq_init(&u->rop, (uint32_t)((p->rop_lat + 1) * per + (uint64_t)k->q_icnt_to_l2));
-    mem_q_init(&u->in, (uint32_t)k->q_icnt_to_l2);
-    mem_q_init(&u->to_dram, (uint32_t)k->q_l2_to_dram);
-    mem_q_init(&u->from_dram, (uint32_t)k->q_dram_to_l2);
-    mem_q_init(&u->out, (uint32_t)k->q_l2_to_icnt);
-    tq_init(&u->missq, p->missq_lim + MISSQ_SLACK);
     u->fillmax = 4;
     if (k->l2_enabled) {
         cache_cfg cfg;
@@ -197,22 +184,29 @@ static void sub_init(mem_part *p, sub *u, const knobs *k)
         cache_set_index_addr(u->l2, partition_addr, &p->pa);
         u->fillmax = cfg.mshr_merge * 4;
     }
-    mem_q_init(&u->ready, 2 * u->fillmax);
-    u->fillbuf = base_calloc(u->fillmax, sizeof *u->fillbuf);
 }
 
-static void sub_free(sub *u)
+/* The queues of a sub-partition, sized for the worst case (the reply queue and fill buffer
+ * for a fill that releases every merge): most of it is never touched in a short run. */
+static void sub_carve(const mem_part *p, sub *u, const knobs *k, base_slab *b)
 {
-    if (u->l2)
-        cache_free(u->l2);
-    tq_free(&u->rop);
-    mem_q_free(&u->in);
-    tq_free(&u->missq);
-    mem_q_free(&u->to_dram);
-    mem_q_free(&u->from_dram);
-    mem_q_free(&u->ready);
-    mem_q_free(&u->out);
-    free(u->fillbuf);
+    double ratio = k->clock_l2_mhz / k->clock_core_mhz;
+    uint64_t per = ratio > 1 ? (uint64_t)ratio + (ratio > (double)(uint64_t)ratio) : 1;
+    tq_carve(&u->rop, (uint32_t)((p->rop_lat + 1) * per + (uint64_t)k->q_icnt_to_l2), b);
+    mem_q_carve(&u->in, (uint32_t)k->q_icnt_to_l2, b);
+    mem_q_carve(&u->to_dram, (uint32_t)k->q_l2_to_dram, b);
+    mem_q_carve(&u->from_dram, (uint32_t)k->q_dram_to_l2, b);
+    mem_q_carve(&u->out, (uint32_t)k->q_l2_to_icnt, b);
+    tq_carve(&u->missq, p->missq_lim + MISSQ_SLACK, b);
+    mem_q_carve(&u->ready, 2 * u->fillmax, b);
+    u->fillbuf = base_slab_take(b, u->fillmax, sizeof *u->fillbuf);
+}
+
+static void part_carve(mem_part *p, const knobs *k, uint32_t latcap, base_slab *b)
+{
+    for (uint32_t i = 0; i < p->n_sub; i++)
+        sub_carve(p, &p->s[i], k, b);
+    tq_carve(&p->latq, latcap, b);
 }
 
 /* GPGPU-Sim arbitration_metadata: one private credit per sub-partition plus a shared pool of
@@ -244,7 +238,9 @@ mem_part *mem_part_new(const knobs *k, const mem_addrmap *map, uint32_t channel)
     p->shared_limit = shared_credit_limit(k);
     uint32_t latcap = p->shared_limit ? p->shared_limit + p->n_sub
                                       : p->n_sub * (uint32_t)k->q_l2_to_dram + 256;
-    tq_init(&p->latq, latcap);
+    part_carve(p, k, latcap, &p->slab);
+    base_slab_alloc(&p->slab);
+    part_carve(p, k, latcap, &p->slab);
     p->last_borrower = p->n_sub - 1;
     stat_block_init(&p->st, mem_part_stats_set());
     return p;
@@ -255,10 +251,11 @@ void mem_part_free(mem_part *p)
     if (!p)
         return;
     for (uint32_t i = 0; i < p->n_sub; i++)
-        sub_free(&p->s[i]);
+        if (p->s[i].l2)
+            cache_free(p->s[i].l2);
     free(p->s);
     dram_free(p->d);
-    tq_free(&p->latq);
+    base_slab_free(&p->slab);
     stat_block_free(&p->st);
     free(p);
 }

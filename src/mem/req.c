@@ -15,6 +15,13 @@ void mem_q_init(mem_q *q, uint32_t cap)
     q->v = base_calloc(q->cap, sizeof *q->v);
 }
 
+void mem_q_carve(mem_q *q, uint32_t cap, base_slab *s)
+{
+    q->cap = cap ? cap : 1;
+    q->head = q->n = 0;
+    q->v = base_slab_take(s, q->cap, sizeof *q->v);
+}
+
 void mem_q_free(mem_q *q)
 {
     free(q->v);

@@ -6,6 +6,7 @@
  * per request and no pointer is shared between an SM thread and the serial phases. */
 #ifndef LOCKSTEP_MEM_REQ_H
 #define LOCKSTEP_MEM_REQ_H
+#include "../base/base.h"
 #include <stdint.h>
 
 #define MEM_SECTOR 32u
@@ -60,6 +61,9 @@ typedef struct mem_q {
 } mem_q;
 void mem_q_init(mem_q *q, uint32_t cap);
 void mem_q_free(mem_q *q);
+/* mem_q_init with the ring carved from a base_slab, run in both of its passes; the
+ * ring goes with the slab, never through mem_q_free. */
+void mem_q_carve(mem_q *q, uint32_t cap, base_slab *s);
 static inline int mem_q_full(const mem_q *q) { return q->n >= q->cap; }
 static inline int mem_q_empty(const mem_q *q) { return q->n == 0; }
 static inline uint32_t mem_q_len(const mem_q *q) { return q->n; }

@@ -141,14 +141,17 @@ static uint32_t units_per_sub(const knobs *k, int64_t total, uint32_t nsub)
     return (uint32_t)(per < 1 ? 1 : per > 4 ? 4 : per);
 }
 
+static uint32_t banks_per_sub(const sm *s)
+{
+    const knobs *k = s->k;
+    int64_t n = k->sub_core_model ? k->reg_banks / s->nsub : k->reg_banks;
+    return n < 1 ? 1u : (uint32_t)n;
+}
+
 static void sub_init(sm *s, uint32_t i)
 {
     const knobs *k = s->k;
     sm_subcore *c = &s->sub[i];
-    c->warps = base_calloc(s->nwarps_max, sizeof *c->warps);
-    c->order = base_calloc(s->nwarps_max, sizeof *c->order);
-    c->cand = base_calloc(s->nwarps_max, sizeof *c->cand);
-    c->views = base_calloc(s->nwarps_max, sizeof *c->views);
     for (uint32_t w = i; w < s->nwarps_max; w += s->nsub)
         c->warps[c->nwarps++] = w;
     c->st.last = UINT32_MAX;
@@ -160,10 +163,34 @@ static void sub_init(sm *s, uint32_t i)
     }
     for (int u = 0; u < SM_NUNIT; u++)
         c->nunit[u] = units_per_sub(k, tot[u], s->nsub);
-    c->nbanks = (uint32_t)(k->sub_core_model ? k->reg_banks / s->nsub : k->reg_banks);
-    if (c->nbanks < 1)
-        c->nbanks = 1;
-    c->bank_free = base_calloc(c->nbanks, sizeof *c->bank_free);
+    c->nbanks = banks_per_sub(s);
+}
+
+/* Every per-SM array but the event heap (which issue.c may grow), in both passes of the
+ * slab. Most SMs of a short run never get a CTA: what sm_new writes (the sub-cores and their
+ * warp lists) comes first, so such an SM touches one page of it. */
+static void sm_carve(sm *s, base_slab *b)
+{
+    s->sub = base_slab_take(b, s->nsub, sizeof *s->sub);
+    sm_subcore sizing; /* stands in for the sub-cores, not carved yet in the sizing pass */
+    for (uint32_t i = 0; i < s->nsub; i++) {
+        sm_subcore *c = s->sub ? &s->sub[i] : &sizing;
+        c->warps = base_slab_take(b, s->nwarps_max, sizeof *c->warps);
+    }
+    for (uint32_t i = 0; i < s->nsub; i++) {
+        sm_subcore *c = s->sub ? &s->sub[i] : &sizing;
+        c->order = base_slab_take(b, s->nwarps_max, sizeof *c->order);
+        c->cand = base_slab_take(b, s->nwarps_max, sizeof *c->cand);
+        c->views = base_slab_take(b, s->nwarps_max, sizeof *c->views);
+        c->bank_free = base_slab_take(b, banks_per_sub(s), sizeof *c->bank_free);
+    }
+    s->w = base_slab_take(b, s->nwarps_max, sizeof *s->w);
+    s->cta = base_slab_take(b, s->ncta_max, sizeof *s->cta);
+    s->lq = base_slab_take(b, s->lq_cap, sizeof *s->lq);
+    s->pend = base_slab_take(b, s->pend_cap, sizeof *s->pend);
+    mem_q_carve(&s->out, (uint32_t)s->k->l1d_miss_queue + 4, b); /* + one line's fetches */
+    mem_q_carve(&s->in, (uint32_t)s->k->cluster_ejection_buffer, b);
+    s->waiters = base_slab_take(b, s->nwaiters, sizeof *s->waiters);
 }
 
 static cache *new_l1d(const knobs *k, int assoc)
@@ -190,25 +217,21 @@ sm *sm_new(const sm_ctx *ctx, uint32_t id)
     stat_block_init(&s->st, ctx->stats);
     stat_block_init(&s->l1d_hold, cache_stats_set());
     s->nwarps_max = (uint32_t)((k->max_threads_per_sm + k->warp_size - 1) / k->warp_size);
-    s->w = base_calloc(s->nwarps_max, sizeof *s->w);
     s->ncta_max = (uint32_t)k->max_ctas_per_sm;
-    s->cta = base_calloc(s->ncta_max, sizeof *s->cta);
     s->nsub = (uint32_t)k->schedulers_per_sm;
-    s->sub = base_calloc(s->nsub, sizeof *s->sub);
+    s->lq_cap = (uint32_t)(k->pipe_id_oc_mem > 0 ? k->pipe_id_oc_mem : 1) + 1;
+    s->pend_cap = s->nwarps_max * 4 + 16;
+    s->nwaiters = (size_t)(k->l1d_mshr_merge > 64 ? k->l1d_mshr_merge : 64) * 4;
+    sm_carve(s, &s->slab);
+    base_slab_alloc(&s->slab);
+    sm_carve(s, &s->slab);
     for (uint32_t i = 0; i < s->nsub; i++)
         sub_init(s, i);
     s->evcap = s->nwarps_max * 8 + 64;
-    s->ev = base_calloc(s->evcap, sizeof *s->ev);
-    s->lq_cap = (uint32_t)(k->pipe_id_oc_mem > 0 ? k->pipe_id_oc_mem : 1) + 1;
-    s->lq = base_calloc(s->lq_cap, sizeof *s->lq);
-    s->pend_cap = s->nwarps_max * 4 + 16;
-    s->pend = base_calloc(s->pend_cap, sizeof *s->pend);
-    mem_q_init(&s->out, (uint32_t)k->l1d_miss_queue + 4); /* + room for one line's fetches */
-    mem_q_init(&s->in, (uint32_t)k->cluster_ejection_buffer);
+    /* a heap: entries past nev are never read, and zeroing would fault in every page */
+    s->ev = base_malloc(s->evcap * sizeof *s->ev);
     if (k->l1d_enabled)
         s->l1d = new_l1d(k, 0);
-    s->nwaiters = (size_t)(k->l1d_mshr_merge > 64 ? k->l1d_mshr_merge : 64) * 4;
-    s->waiters = base_calloc(s->nwaiters, sizeof *s->waiters);
     if (k->l1i_enabled && !k->perfect_icache && !k->perfect_inst_const_cache) {
         cache_cfg cfg;
         cache_cfg_from_knobs(&cfg, k, "l1i");
@@ -221,27 +244,13 @@ void sm_free(sm *s)
 {
     if (!s)
         return;
-    for (uint32_t i = 0; i < s->nsub; i++) {
-        free(s->sub[i].warps);
-        free(s->sub[i].order);
-        free(s->sub[i].cand);
-        free(s->sub[i].views);
-        free(s->sub[i].bank_free);
-    }
-    for (uint32_t i = 0; i < s->ncta_max; i++)
+    for (uint32_t i = 0; i < s->cta_hw; i++)
         trace_cta_free(&s->cta[i].tc);
-    free(s->sub);
-    free(s->cta);
-    free(s->w);
     free(s->fetchable);
     free(s->ev);
-    free(s->lq);
-    free(s->pend);
-    mem_q_free(&s->out);
-    mem_q_free(&s->in);
     cache_free(s->l1d);
     cache_free(s->l1i);
-    free(s->waiters);
+    base_slab_free(&s->slab);
     stat_block_free(&s->st);
     stat_block_free(&s->l1d_hold);
     free(s);
@@ -291,6 +300,8 @@ trace_cta *sm_cta_slot(sm *s)
     for (uint32_t i = 0; i < s->ncta_max; i++)
         if (!s->cta[i].used) {
             s->pending_slot = i;
+            if (i >= s->cta_hw)
+                s->cta_hw = i + 1;
             return &s->cta[i].tc;
         }
     return NULL;
@@ -312,6 +323,8 @@ static void warp_start(sm *s, uint32_t w, uint32_t slot, const trace_warp *tw, u
 void sm_cta_launch(sm *s, const sm_kernel *kk, uint64_t now)
 {
     uint32_t slot = s->pending_slot;
+    if (slot >= s->cta_hw)
+        s->cta_hw = slot + 1;
     sm_cta *c = &s->cta[slot];
     if (!s->fetchable) { /* here, not in sm_new: sized by nwarps_max, needed once warps run */
         uint32_t words = (s->nwarps_max + 63) / 64;
@@ -349,7 +362,7 @@ void sm_cta_launch(sm *s, const sm_kernel *kk, uint64_t now)
 uint32_t sm_cta_retire(sm *s, uint64_t *done_by_uid)
 {
     uint32_t n = 0;
-    for (uint32_t i = 0; i < s->ncta_max && s->ndone; i++) {
+    for (uint32_t i = 0; i < s->cta_hw && s->ndone; i++) {
         sm_cta *c = &s->cta[i];
         if (!c->used || c->live)
             continue;
@@ -375,7 +388,7 @@ uint32_t sm_ctas_resident(const sm *s) { return s->nctas; }
 uint32_t sm_ctas_of(const sm *s, uint32_t uid)
 {
     uint32_t n = 0;
-    for (uint32_t i = 0; i < s->ncta_max; i++)
+    for (uint32_t i = 0; i < s->cta_hw; i++)
         n += s->cta[i].used && s->cta[i].kk->uid == uid;
     return n;
 }

@@ -110,6 +110,7 @@ struct sm {
     uint32_t nwarps_max;
     sm_cta *cta;
     uint32_t ncta_max, nctas, pending_slot;
+    uint32_t cta_hw;          /* slots [0, cta_hw) have held a CTA; the rest were never touched */
     uint64_t next_age;
     int64_t threads_used, regs_used, smem_used;
 
@@ -148,6 +149,7 @@ struct sm {
     size_t nwaiters;
     uint32_t req_seq;
     int progress;
+    base_slab slab;           /* w, cta, sub (and their arrays), lq, pend, out, in, waiters */
 };
 
 /* issue.c */
