@@ -26,7 +26,7 @@ void sim_chans_init(sim *g)
     h->busy_l2 = base_calloc(h->nw, sizeof *h->busy_l2);
     h->has_rep = base_calloc(h->nw, sizeof *h->has_rep);
     h->task = base_calloc(g->n_chan, sizeof *h->task);
-    h->last = base_calloc(g->n_chan, sizeof *h->last);
+    h->last = base_calloc((size_t)g->n_chan * (SIM_PAD / 2), sizeof *h->last);
     for (uint32_t c = 0; c < g->n_chan; c++) { /* a new channel has not yet found itself idle */
         set_bit(h->busy_dram, c, 1);
         set_bit(h->busy_l2, c, 1);
@@ -64,9 +64,9 @@ uint32_t sim_chans_plan(sim *g, unsigned m)
 
 static void catch_up(sim_chans *h, mem_part *p, uint32_t c, uint64_t edges)
 {
-    if (edges > h->last[c])
-        mem_part_skip(p, edges - h->last[c]);
-    h->last[c] = edges;
+    if (edges > h->last[c * (SIM_PAD / 2)])
+        mem_part_skip(p, edges - h->last[c * (SIM_PAD / 2)]);
+    h->last[c * (SIM_PAD / 2)] = edges;
 }
 
 /* Task i of the plan: the channel's lag, then its DRAM and L2 cycles. */
@@ -81,7 +81,7 @@ void sim_chans_task(sim *g, uint32_t i, unsigned m)
         mem_part_dram_cycle(p, g->cycle);
     if (m & 1u << CLK_L2)
         mem_part_l2_cycle(p, g->cycle);
-    h->last[c] = h->dram_edges;
+    h->last[c * (SIM_PAD / 2)] = h->dram_edges;
 }
 
 /* Serial, after phase B: what the channels that ran now need. */

@@ -45,7 +45,7 @@ sim *sim_new(const knobs *k, base_err *e)
     g->period[CLK_ICNT] = period_fs(k->clock_icnt_mhz);
     g->period[CLK_L2] = period_fs(k->clock_l2_mhz);
     g->period[CLK_DRAM] = period_fs(k->clock_dram_mhz);
-    g->prog = base_calloc(g->n_sm, sizeof *g->prog);
+    g->prog = base_calloc((size_t)g->n_sm * SIM_PAD, sizeof *g->prog);
     g->active = base_calloc(g->n_sm, sizeof *g->active);
     g->maybe_active = base_calloc((g->n_sm + 63) / 64, sizeof *g->maybe_active);
     g->sm_full = base_calloc(g->n_sm, 1);
@@ -182,7 +182,7 @@ void sim_run_task(sim *g, uint32_t i, unsigned m)
         return;
     }
     uint32_t s = g->active[i - g->task_chan];
-    g->prog[s] = sm_cycle(g->sm[s], g->cycle);
+    g->prog[s * SIM_PAD] = sm_cycle(g->sm[s], g->cycle);
 }
 
 static void run_tasks(sim *g, uint32_t n, unsigned m)
@@ -234,8 +234,8 @@ static void sms_to_icnt(sim *g)
 {
     for (uint32_t a = 0; a < g->nactive; a++) {
         uint32_t s = g->active[a];
-        if (g->prog[s])
-            g->moved++, g->prog[s] = 0;
+        if (g->prog[s * SIM_PAD])
+            g->moved++, g->prog[s * SIM_PAD] = 0;
         mem_q *q = sm_outbound(g->sm[s]);
         if (mem_q_empty(q))
             continue;
@@ -340,7 +340,7 @@ static int run_parallel(sim *g, base_err *e, FILE *diag)
     int rc = 0;
 #ifdef _OPENMP
     if (g->k.threads > 1 && g->k.omp_schedule == 0 && g->n_sm + g->n_chan < sim_team_max_tasks()) {
-        sim_team_init(&g->team);
+        sim_team_init(&g->team, (uint32_t)g->k.threads);
         g->use_team = 1;
 #pragma omp parallel num_threads((int)g->k.threads)
         {

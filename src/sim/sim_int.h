@@ -8,13 +8,21 @@
 #include <stdatomic.h>
 
 enum { CLK_CORE, CLK_ICNT, CLK_L2, CLK_DRAM, CLK_N };
+/* Per-unit slots that phase-B tasks write are this many ints apart: a cache line each, so
+ * threads working on neighbouring units do not share one. */
+#define SIM_PAD 16
 enum { RK_WAIT, RK_RUN, RK_DONE };
 
 /* The persistent threads of a parallel run (team.c). */
 typedef struct sim_team {
+    /* the ticket, the done count and the rest each on their own cache line: every claim
+     * writes the ticket, every finished chunk the count */
     _Atomic uint64_t ticket;  /* epoch, task count and next task of the open edge */
+    char pad0[56];
     _Atomic uint32_t done;    /* tasks of the open edge finished */
+    char pad1[60];
     _Atomic int stop;
+    uint32_t threads;         /* team size: claims are sized for it */
     uint64_t epoch;           /* main thread only */
     unsigned mask;            /* the edge's clock domains, set before the ticket opens */
 } sim_team;
@@ -24,7 +32,7 @@ typedef struct sim_chans {
     uint32_t nw;                 /* 64-bit words of each bitmap */
     uint64_t *busy_dram, *busy_l2, *has_rep;
     uint32_t *task;              /* the channels with a task this edge */
-    uint64_t *last;              /* dram_edges at each channel's last task or sync */
+    uint64_t *last;              /* dram_edges at each channel's last task or sync (SIM_PAD/2 apart) */
     uint64_t dram_edges;         /* DRAM edges so far */
     uint64_t now;                /* the core cycle the last memory edge saw */
 } sim_chans;
@@ -55,7 +63,7 @@ struct sim {
     icnt *net;
     uint64_t period[CLK_N], next[CLK_N];  /* femtoseconds */
     uint64_t cycle;                        /* core cycles */
-    int *prog;
+    int *prog;                 /* per SM, SIM_PAD apart: progress in its last cycle */
     uint32_t *active, nactive;
     uint64_t *maybe_active;  /* bitmap: SMs that may have work (sim_mark_active) */
     const sim_place_ops *place;
@@ -122,7 +130,7 @@ void sim_ahead_free(run_kernel *rk);
 void sim_run_task(sim *g, uint32_t i, unsigned m);  /* task i of phase B */
 /* team.c */
 uint32_t sim_team_max_tasks(void);
-void sim_team_init(sim_team *t);
+void sim_team_init(sim_team *t, uint32_t threads);
 void sim_team_run(sim *g, uint32_t n, unsigned mask);  /* main thread: run tasks 0..n-1 */
 void sim_team_work(sim *g);                            /* helper threads, until stopped */
 void sim_team_stop(sim_team *t);

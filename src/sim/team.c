@@ -7,8 +7,8 @@
  * some thread has claimed, never for a thread that has not woken up yet. A helper that wakes
  * late finds an exhausted ticket and goes back to polling.
  *
- * The ticket packs (epoch, task count, next task) in one word, so a claim (a compare-and-swap)
- * can only succeed on the epoch it read: a late helper cannot take a task of a newer edge
+ * The ticket packs (epoch, task count, next task) in one word, so a claim (a compare-and-swap
+ * taking a chunk of tasks) can only succeed on the epoch it read: a late helper cannot take a task of a newer edge
  * with a stale count. Which thread runs a task never matters: each task writes only its own
  * unit (sim.c, run_task), so results are the same for every thread count and interleaving. */
 #include "sim_int.h"
@@ -32,34 +32,43 @@ static inline uint64_t pack(uint64_t epoch, uint32_t n, uint32_t next)
 
 uint32_t sim_team_max_tasks(void) { return TEAM_MASK; }
 
-void sim_team_init(sim_team *t)
+void sim_team_init(sim_team *t, uint32_t threads)
 {
+    t->threads = threads;
     atomic_init(&t->ticket, 0);
     atomic_init(&t->done, 0);
     atomic_init(&t->stop, 0);
     t->epoch = 0;
 }
 
-/* Claims one task of the ticket's epoch; -1 when none is left. */
-static int64_t claim(sim_team *t)
+/* Claims a chunk [*first, *first + return) of the ticket's epoch; 0 when none is left. The
+ * chunk shrinks as the edge runs out (a guided schedule): few claims, so little traffic on
+ * the ticket's line, and neighbouring units stay on one thread, yet the last tasks still
+ * spread. */
+static uint32_t claim(sim_team *t, uint32_t *first)
 {
     uint64_t v = atomic_load_explicit(&t->ticket, memory_order_acquire);
     for (;;) {
         uint32_t n = (uint32_t)(v >> TEAM_BITS) & TEAM_MASK, next = (uint32_t)v & TEAM_MASK;
         if (next >= n)
-            return -1;
-        if (atomic_compare_exchange_weak_explicit(&t->ticket, &v, v + 1, memory_order_acq_rel,
-                                                  memory_order_acquire))
-            return next;
+            return 0;
+        uint32_t k = (n - next) / (2 * t->threads);
+        k = k ? k : 1;
+        if (atomic_compare_exchange_weak_explicit(&t->ticket, &v, v + k, memory_order_acq_rel,
+                                                  memory_order_acquire)) {
+            *first = next;
+            return k;
+        }
     }
 }
 
 static void run_claimed(sim *g, sim_team *t)
 {
-    int64_t i;
-    while ((i = claim(t)) >= 0) {
-        sim_run_task(g, (uint32_t)i, t->mask);
-        atomic_fetch_add_explicit(&t->done, 1, memory_order_release);
+    uint32_t first, k;
+    while ((k = claim(t, &first)) > 0) {
+        for (uint32_t i = first; i < first + k; i++)
+            sim_run_task(g, i, t->mask);
+        atomic_fetch_add_explicit(&t->done, k, memory_order_release);
     }
 }
 
