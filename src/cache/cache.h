@@ -13,9 +13,8 @@
  *   the same request later (it stays at the head of its queue, as in GPGPU-Sim). Whether a
  *   request is refused, and why, depends only on the cache's state, never on `now`: until
  *   the next call that changes the state (fill, access accepted, prefill, flush, invalidate,
- *   reshape), a retry is refused again for the same reason, so an owner may count the retries
- *   itself without calling (the SM's LD/ST unit does, until a fill). Tests in test_cache.c
- *   hold the cache to this.
+ *   reshape), a retry is refused again for the same reason, and the cache answers it from
+ *   a memo without a lookup. Tests in test_cache.c hold the cache to this.
  * - Deterministic: no pointers in ordering decisions, no randomness.
  */
 #ifndef LOCKSTEP_CACHE_H

@@ -150,31 +150,6 @@ static int l1_path(const sm *s, const sm_inst *d, int space)
     return space == TRACE_SPACE_LOCAL || !s->k->gmem_skip_l1d;
 }
 
-/* A refused L1D access changes nothing but the res-fail counters and does not depend on the
- * cycle (cache.h, cache.c), and this SM's L1D changes only by its own accesses, fills and
- * invalidations: until one of those, the retry of the refused sector is refused the same
- * way, so it is counted without asking the cache. */
-static int l1d_refused_again(sm *s)
-{
-    if (!s->l1d_refused)
-        return 0;
-    stat_block *b = cache_stats(s->l1d);
-    b->v[s->res_fails_slot]++;
-    b->v[s->res_reason_slot + s->l1d_refused - 1]++;
-    return 1;
-}
-
-static void l1d_refused(sm *s, int why)
-{
-    if (!s->res_slots_known) {
-        const stat_set *set = cache_stats_set();
-        s->res_slots_known = 1;
-        s->res_fails_slot = set->slot[stat_find(set, "res_fails")];
-        s->res_reason_slot = set->slot[stat_find(set, "res_fail_reason")];
-    }
-    s->l1d_refused = why;
-}
-
 /* Presents one sector; 0 if the unit must stall (retry the same sector next cycle). */
 static int do_sector(sm *s, const sm_inst *d, int space, uint64_t addr, uint64_t now)
 {
@@ -193,8 +168,6 @@ static int do_sector(sm *s, const sm_inst *d, int space, uint64_t addr, uint64_t
         send(s, addr, op, op == MEM_WR ? w : p, space, MEM_F_BYPASS_L1, now);
         return 1;
     }
-    if (l1d_refused_again(s))
-        return 0;
     mem_req r = {0};
     r.addr = addr;
     r.t_start = now;
@@ -205,10 +178,8 @@ static int do_sector(sm *s, const sm_inst *d, int space, uint64_t addr, uint64_t
     r.loc = MEM_AT_SM;
     cache_result res;
     cache_access(s->l1d, &r, now, &res);
-    if (res.status == CACHE_RES_FAIL) {
-        l1d_refused(s, res.fail);
+    if (res.status == CACHE_RES_FAIL)
         return 0;
-    }
     if (res.wb_mask)
         for (unsigned i = 0; i < 4; i++)
             if (res.wb_mask >> i & 1)
@@ -363,7 +334,6 @@ static void reply(sm *s, const mem_req *r, uint64_t now)
     uint64_t wb_addr = 0;
     uint8_t wb_mask = 0;
     uint64_t line = r->addr & ~(uint64_t)(MEM_LINE - 1);
-    s->l1d_refused = 0;
     size_t n = cache_fill(s->l1d, line, (uint8_t)(1u << ((r->addr >> 5) & 3)), now, s->waiters,
                           s->nwaiters, &wb_addr, &wb_mask);
     for (size_t i = 0; i < n; i++)

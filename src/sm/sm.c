@@ -271,7 +271,6 @@ void sm_kernel_start(sm *s, const sm_kernel *kk, int64_t carveout_kb)
         if (assoc < 1)
             assoc = 1;
     }
-    s->l1d_refused = 0; /* the cache may change below */
     if (assoc != s->l1d_assoc && s->nctas == 0 && s->npend == 0) {
         cache_reshape(s->l1d, (uint32_t)assoc, cache_config(s->l1d)->alloc);
         s->l1d_assoc = assoc;

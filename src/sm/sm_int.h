@@ -134,8 +134,6 @@ struct sm {
     sm_inst cur_inst;         /* its decoded instruction (a copy: kernel tables may grow) */
     uint32_t cur_sidx;
     uint32_t cur_pend;
-    int l1d_refused;          /* cache_fail of the L1D's refusal of the current sector, 0 none */
-    int res_slots_known, res_fails_slot, res_reason_slot; /* the L1D's res-fail counters */
     int cur_space;
     uint64_t cur_done;      /* shared/constant: cycle the data is written back */
     uint64_t sectors[SM_MAX_SECTORS];
