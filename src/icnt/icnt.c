@@ -149,6 +149,17 @@ static void xbar_init(xbar *x, const icnt *n)
     x->grant_left = n->grant_cycles;
 }
 
+/* Both crossbars' arrays, in each pass of the slab. */
+static void icnt_carve(icnt *n, uint32_t n_sm, uint32_t n_sub_total)
+{
+    if (n->nsubnets == 2) {
+        xbar_carve(&n->x[ICNT_REQ], n_sm, n_sub_total, n, &n->slab);
+        xbar_carve(&n->x[ICNT_REP], n_sub_total, n_sm, n, &n->slab);
+    } else {
+        xbar_carve(&n->x[0], n_sm + n_sub_total, n_sm + n_sub_total, n, &n->slab);
+    }
+}
+
 static uint32_t flits_of(const icnt *n, unsigned bytes)
 {
     uint32_t f = (bytes + n->flit_size - 1) / n->flit_size;
@@ -168,16 +179,9 @@ icnt *icnt_new(const knobs *k, uint32_t n_sm, uint32_t n_sub_total)
     n->grant_cycles = (uint32_t)k->icnt_grant_cycles;
     n->islip = k->icnt_arbiter == 1;
     n->max_flits = flits_of(n, MEM_HEADER_BYTES + MEM_SECTOR);
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass)
-            base_slab_alloc(&n->slab);
-        if (n->nsubnets == 2) {
-            xbar_carve(&n->x[ICNT_REQ], n_sm, n_sub_total, n, &n->slab);
-            xbar_carve(&n->x[ICNT_REP], n_sub_total, n_sm, n, &n->slab);
-        } else {
-            xbar_carve(&n->x[0], n_sm + n_sub_total, n_sm + n_sub_total, n, &n->slab);
-        }
-    }
+    icnt_carve(n, n_sm, n_sub_total);
+    base_slab_alloc(&n->slab);
+    icnt_carve(n, n_sm, n_sub_total);
     for (uint32_t s = 0; s < n->nsubnets; s++)
         xbar_init(&n->x[s], n);
     stat_block_init(&n->st, icnt_stats_set());

@@ -683,16 +683,19 @@ static int cache_rules(const gs_opt *o, char v[][64], int nf, base_err *e)
     return 0;
 }
 
-/* snprintf(buf, 64, "%s%s", a, b) without vfprintf: a cache string sets 17 knobs. */
-static void join_name(char *buf, const char *a, const char *b)
+/* a, b and c joined into buf (size bytes, truncated), without vfprintf: a cache string sets
+ * 17 knobs, and a whole-GPU import names every mapped option's default. */
+static void join3(char *buf, size_t size, const char *a, const char *b, const char *c)
 {
-    size_t n = 0;
-    for (const char *p = a; *p && n < 63; p++)
-        buf[n++] = *p;
-    for (const char *p = b; *p && n < 63; p++)
-        buf[n++] = *p;
-    buf[n] = 0;
+    const char *parts[] = {a, b, c};
+    size_t used = 0;
+    for (int i = 0; i < 3; i++)
+        for (const char *q = parts[i]; *q && used + 1 < size; q++)
+            buf[used++] = *q;
+    buf[used] = 0;
 }
+
+static void join_name(char *buf, const char *a, const char *b) { join3(buf, 64, a, b, ""); }
 
 static int h_cache(knob_cfg *c, const gs_row *r, const gs_opt *o, gs_state *st, base_err *e)
 {
@@ -1041,17 +1044,6 @@ static int unknown_option(const gs_opt *o, base_err *e)
 
 /* ---- applying ------------------------------------------------------------------------------ */
 
-/* snprintf(buf, size, "GPGPU-Sim default (%s)", opt) without vfprintf, once per mapped
- * option of every whole-GPU import. */
-static void default_where(char *buf, size_t size, const char *opt)
-{
-    const char *parts[] = {"GPGPU-Sim default (", opt, ")"};
-    size_t used = 0;
-    for (int i = 0; i < 3; i++)
-        for (const char *q = parts[i]; *q && used + 1 < size; q++)
-            buf[used++] = *q;
-    buf[used] = 0;
-}
 
 static int apply_defaults(knob_cfg *c, const char *top, gs_state *st, base_err *e)
 {
@@ -1060,7 +1052,7 @@ static int apply_defaults(knob_cfg *c, const char *top, gs_state *st, base_err *
         if (!r->gdef)
             continue;
         char where[128];
-        default_where(where, sizeof where, r->opt);
+        join3(where, sizeof where, "GPGPU-Sim default (", r->opt, ")");
         gs_opt o = {(char *)r->opt, (char *)r->gdef, NULL, where};
         if (r->fn(c, r, &o, st, e))
             return -1;

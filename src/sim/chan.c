@@ -99,6 +99,14 @@ void sim_chans_after(sim *g, uint32_t ntask)
 
 void sim_chans_pushed(sim *g, uint32_t c) { set_bit(g->ch.busy_l2, c, 1); }
 
+/* Idle on both sides with no replies waiting, a channel cannot act without new input. */
+int sim_chans_may_act(const sim *g, uint32_t c)
+{
+    const sim_chans *h = &g->ch;
+    uint64_t bit = 1ull << (c % 64);
+    return ((h->busy_dram[c / 64] | h->busy_l2[c / 64] | h->has_rep[c / 64]) & bit) != 0;
+}
+
 /* Replies leave their sub-partitions into the interconnect, sub-partitions in index order. */
 void sim_chans_replies_out(sim *g)
 {

@@ -53,11 +53,8 @@ static uint64_t mem_wake(const sim *g)
     if (icnt_busy(g->net))
         return NOW;
     uint64_t t = UINT64_MAX;
-    /* a channel idle on both sides with no replies waiting cannot act (chan.c) */
-    const sim_chans *h = &g->ch;
     for (uint32_t c = 0; c < g->n_chan; c++) {
-        uint64_t bit = 1ull << (c % 64);
-        if (!((h->busy_dram[c / 64] | h->busy_l2[c / 64] | h->has_rep[c / 64]) & bit))
+        if (!sim_chans_may_act(g, c))
             continue;
         uint64_t ct, dt;
         if (mem_part_wake(g->part[c], &ct, &dt))

@@ -337,9 +337,11 @@ static int run_loop(sim *g, base_err *e, FILE *diag)
  * loop (team.c); the main thread runs the loop and hands phase B to the team. */
 static int run_parallel(sim *g, base_err *e, FILE *diag)
 {
-    int rc = 0;
 #ifdef _OPENMP
-    if (g->k.threads > 1 && g->k.omp_schedule == 0 && g->n_sm + g->n_chan < sim_team_max_tasks()) {
+    /* phase B's most tasks: the read-ahead, two subnets, every channel and SM */
+    uint32_t most = 3 + g->n_chan + g->n_sm;
+    if (g->k.threads > 1 && g->k.omp_schedule == 0 && most <= sim_team_max_tasks()) {
+        int rc = 0;
         sim_team_init(&g->team, (uint32_t)g->k.threads);
         g->use_team = 1;
 #pragma omp parallel num_threads((int)g->k.threads)
@@ -355,8 +357,7 @@ static int run_parallel(sim *g, base_err *e, FILE *diag)
         return rc;
     }
 #endif
-    rc = run_loop(g, e, diag);
-    return rc;
+    return run_loop(g, e, diag);
 }
 
 int sim_run(sim *g, const trace_list *l, sim_result *r, FILE *diag, FILE *progress, base_err *e)
@@ -372,7 +373,6 @@ int sim_run(sim *g, const trace_list *l, sim_result *r, FILE *diag, FILE *progre
     int rc = run_parallel(g, e, diag);
     if (progress)
         sim_progress(g, 1);
-    sim_sync_channels(g);
     sim_finish_kernels(g);
     r->wall_s = sim_wall() - g->t0;
     r->ff_cycles = g->ff_skipped;

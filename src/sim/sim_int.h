@@ -106,6 +106,7 @@ uint32_t sim_chans_plan(sim *g, unsigned m);       /* the channel tasks of edge 
 void sim_chans_task(sim *g, uint32_t i, unsigned m);
 void sim_chans_after(sim *g, uint32_t ntask);      /* serial, after phase B */
 void sim_chans_pushed(sim *g, uint32_t c);         /* a request entered channel c */
+int sim_chans_may_act(const sim *g, uint32_t c);   /* 0: no wake to ask (ff.c) */
 void sim_chans_replies_out(sim *g);                /* replies into the interconnect */
 void sim_sync_channels(sim *g); /* before a serial phase reads or prefills a channel */
 /* kern.c */

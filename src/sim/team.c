@@ -30,6 +30,9 @@ static inline uint64_t pack(uint64_t epoch, uint32_t n, uint32_t next)
     return epoch << (2 * TEAM_BITS) | (uint64_t)n << TEAM_BITS | next;
 }
 
+static inline uint32_t ticket_n(uint64_t v) { return (uint32_t)(v >> TEAM_BITS) & TEAM_MASK; }
+static inline uint32_t ticket_next(uint64_t v) { return (uint32_t)v & TEAM_MASK; }
+
 uint32_t sim_team_max_tasks(void) { return TEAM_MASK; }
 
 void sim_team_init(sim_team *t, uint32_t threads)
@@ -49,7 +52,7 @@ static uint32_t claim(sim_team *t, uint32_t *first)
 {
     uint64_t v = atomic_load_explicit(&t->ticket, memory_order_acquire);
     for (;;) {
-        uint32_t n = (uint32_t)(v >> TEAM_BITS) & TEAM_MASK, next = (uint32_t)v & TEAM_MASK;
+        uint32_t n = ticket_n(v), next = ticket_next(v);
         if (next >= n)
             return 0;
         uint32_t k = (n - next) / (2 * t->threads);
@@ -95,7 +98,7 @@ void sim_team_work(sim *g)
     uint32_t idle = 0;
     while (!atomic_load_explicit(&t->stop, memory_order_acquire)) {
         uint64_t v = atomic_load_explicit(&t->ticket, memory_order_acquire);
-        if (((uint32_t)v & TEAM_MASK) < ((uint32_t)(v >> TEAM_BITS) & TEAM_MASK)) {
+        if (ticket_next(v) < ticket_n(v)) {
             run_claimed(g, t);
             idle = 0;
         } else if (++idle < TEAM_SPINS_BEFORE_YIELD) {
