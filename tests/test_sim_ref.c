@@ -121,8 +121,8 @@ TEST(sim_ref_vectoradd100_sm61) { check_case(&CASES[2]); }
 TEST(sim_ref_matrixmul32_sm61) { check_case(&CASES[3]); }
 TEST(sim_ref_vecadd_sm61) { check_case(&CASES[4]); }
 
-/* The JSON of a whole run is byte-identical cycle by cycle (fast_forward=0) and with the
- * fast-forward, for 1 to 4 threads and every schedule (the persistent team, OpenMP static
+/* The JSON of a whole run is byte-identical cycle by cycle and edge by edge (fast_forward=0,
+ * dram_defer=0) and with the fast-forward and deferred DRAM edges, for 1 to 4 threads and every schedule (the persistent team, OpenMP static
  * and dynamic loops): every shared trace (with
  * its reference config) and every bundled synth sample. */
 static void same_json(const char *trace, const char *cfgdir)
@@ -132,7 +132,7 @@ static void same_json(const char *trace, const char *cfgdir)
         snprintf(cfg, sizeof cfg, "--config=%s/gpgpusim.config --config=%s/trace.config "
                  "--kernel_launch_latency=0", cfgdir, cfgdir);
     char *first = NULL;
-    const char *runs[] = {"--fast_forward=0", "--threads=1", "--threads=2", "--threads=4",
+    const char *runs[] = {"--fast_forward=0 --dram_defer=0", "--threads=1", "--threads=2", "--threads=4",
                           "--threads=3 --omp_schedule=static", "--threads=4 --omp_schedule=dynamic"};
     for (int i = 0; i < (int)BASE_ARRAY_LEN(runs); i++) {
         char out[512];

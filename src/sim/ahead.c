@@ -1,20 +1,30 @@
-/* sim ahead: CTAs read from the trace ahead of their issue, during phase B.
+/* sim ahead: CTAs read from the trace ahead of their issue.
  *
  * Reading a CTA (text parsing, or decompression of a native block) is the largest serial cost
  * of a parallel run when it happens at issue time. With more than one thread, each running
- * kernel keeps a ring of CTAs read in advance, refilled by one phase-B task alongside the SMs;
- * issue then swaps a ready CTA into the SM's slot. The reader is only ever touched by that
- * task or by the serial phases, never both at once, and its output does not depend on when
- * it runs, so results are unchanged. A read error is kept and reported when issue reaches
- * that CTA, as a direct read would. The ring holds at most one CTA per SM, so memory still
- * does not grow with the trace. */
+ * kernel keeps a ring of CTAs read in advance; issue swaps a ready CTA into the SM's slot.
+ *
+ * With the thread team the ring is filled in the background: the main thread posts a job at a
+ * core edge, one helper takes it and reads until the rings are full, while the edges go on
+ * without it (an edge waits for its own tasks only, and one long read inside an edge would
+ * hold every thread up). The ring is then single-producer single-consumer: the producer owns
+ * the tail and the consumer the head, and the count is the only word both change. The main
+ * thread touches a reader (or its dictionary) only while no job runs: before a direct read,
+ * before decoding static instructions a CTA added, and before a kernel's end, it cancels a
+ * job not yet taken or waits for the running one (asking it to stop after its current CTA).
+ * Without the team the ring is filled by one phase-B task, which never overlaps issue.
+ *
+ * A CTA's content does not depend on when or by whom it was read, so results are unchanged;
+ * a read error is kept and reported when issue reaches that CTA, as a direct read would. The
+ * ring holds at most one CTA per SM, so memory still does not grow with the trace. */
 #include "sim_int.h"
+#include <sched.h>
 #include <stdlib.h>
 
 static int wants_more(const run_kernel *rk)
 {
     return rk->state == RK_RUN && rk->ahead_cap && !rk->eof && !rk->ahead_end &&
-           rk->ahead_n < rk->ahead_cap;
+           atomic_load_explicit(&rk->ahead_n, memory_order_acquire) < rk->ahead_cap;
 }
 
 void sim_ahead_start(sim *g, run_kernel *rk)
@@ -23,6 +33,7 @@ void sim_ahead_start(sim *g, run_kernel *rk)
         return;
     rk->ahead_cap = g->n_sm;
     rk->ahead = base_calloc(rk->ahead_cap, sizeof *rk->ahead);
+    rk->ahead_need = base_calloc(rk->ahead_cap, sizeof *rk->ahead_need);
 }
 
 int sim_ahead_wanted(const sim *g)
@@ -33,33 +44,96 @@ int sim_ahead_wanted(const sim *g)
     return 0;
 }
 
-/* The phase-B task: fills every ring. */
-void sim_ahead_task(sim *g)
+/* The producer: reads into rk's ring while it has room, the file goes on and no stop is asked. */
+static void fill(sim *g, run_kernel *rk)
 {
-    for (size_t i = 0; i < g->nrk; i++) {
-        run_kernel *rk = &g->rk[i];
-        while (wants_more(rk)) {
-            trace_cta *c = &rk->ahead[(rk->ahead_head + rk->ahead_n) % rk->ahead_cap];
-            int rc = trace_next_cta(rk->kk.tk, c, &rk->ahead_err);
-            if (rc <= 0) {
-                rk->ahead_end = rc == 0 ? 1 : -1;
-                break;
-            }
-            rk->ahead_n++;
+    while (!rk->ahead_end && atomic_load_explicit(&rk->ahead_n, memory_order_acquire) < rk->ahead_cap &&
+           !atomic_load_explicit(&g->team.bg_stop, memory_order_relaxed)) {
+        uint32_t t = rk->ahead_tail;
+        int rc = trace_next_cta(rk->kk.tk, &rk->ahead[t], &rk->ahead_err);
+        if (rc <= 0) {
+            rk->ahead_end = rc == 0 ? 1 : -1;
+            break;
         }
+        rk->ahead_need[t] = (uint32_t)trace_kernel_nsinst(rk->kk.tk);
+        rk->ahead_tail = (t + 1) % rk->ahead_cap;
+        atomic_fetch_add_explicit(&rk->ahead_n, 1, memory_order_release);
     }
 }
 
-/* trace_next_cta for issue: 1 with the next CTA in *slot, 0 at the end, -1 on error. */
-int sim_ahead_take(run_kernel *rk, trace_cta *slot, base_err *e)
+/* The phase-B task of the OpenMP schedules: fills every ring. */
+void sim_ahead_task(sim *g)
 {
-    if (rk->ahead_n) {
-        trace_cta t = *slot; /* the slot's buffers go back to the ring for reuse */
-        *slot = rk->ahead[rk->ahead_head];
-        rk->ahead[rk->ahead_head] = t;
-        rk->ahead_head = (rk->ahead_head + 1) % rk->ahead_cap;
-        rk->ahead_n--;
-        return 1;
+    for (size_t i = 0; i < g->nrk; i++)
+        if (wants_more(&g->rk[i]))
+            fill(g, &g->rk[i]);
+}
+
+/* Main thread, team schedule: a background job for the kernels that want CTAs. */
+void sim_ahead_post(sim *g)
+{
+    sim_team *t = &g->team;
+    if (atomic_load_explicit(&t->bg, memory_order_acquire) != SIM_BG_IDLE)
+        return;
+    int any = 0;
+    for (size_t i = 0; i < g->nrk; i++)
+        any |= g->rk[i].ahead_go = wants_more(&g->rk[i]);
+    if (!any)
+        return;
+    t->bg_nrk = g->nrk;
+    atomic_store_explicit(&t->bg_stop, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->bg, SIM_BG_POSTED, memory_order_release);
+}
+
+/* A helper thread: runs the posted job, if no other thread took it first. */
+void sim_ahead_bg(sim *g)
+{
+    sim_team *t = &g->team;
+    int want = SIM_BG_POSTED;
+    if (!atomic_compare_exchange_strong_explicit(&t->bg, &want, SIM_BG_RUNNING, memory_order_acq_rel,
+                                                 memory_order_relaxed))
+        return;
+    for (size_t i = 0; i < t->bg_nrk; i++)
+        if (g->rk[i].ahead_go)
+            fill(g, &g->rk[i]);
+    atomic_store_explicit(&t->bg, SIM_BG_IDLE, memory_order_release);
+}
+
+/* Main thread: no job runs when this returns (a posted one is withdrawn, a running one asked
+ * to stop after its current CTA and waited for). */
+static void quiesce(sim *g)
+{
+    sim_team *t = &g->team;
+    int want = SIM_BG_POSTED;
+    if (atomic_compare_exchange_strong_explicit(&t->bg, &want, SIM_BG_IDLE, memory_order_acq_rel,
+                                                memory_order_acquire) ||
+        want == SIM_BG_IDLE)
+        return;
+    atomic_store_explicit(&t->bg_stop, 1, memory_order_relaxed);
+    while (atomic_load_explicit(&t->bg, memory_order_acquire) != SIM_BG_IDLE)
+        sched_yield();
+}
+
+/* trace_next_cta for issue: 1 with the next CTA in *slot, 0 at the end, -1 on error. *need is
+ * how many static instructions the reader knew after that CTA; when it is more than the
+ * kernel has decoded, no job runs on return, so the caller may decode them. */
+int sim_ahead_take(sim *g, run_kernel *rk, trace_cta *slot, uint32_t *need, base_err *e)
+{
+    while (rk->ahead_cap) {
+        if (atomic_load_explicit(&rk->ahead_n, memory_order_acquire)) {
+            trace_cta t = *slot; /* the slot's buffers go back to the ring for reuse */
+            *slot = rk->ahead[rk->ahead_head];
+            rk->ahead[rk->ahead_head] = t;
+            *need = rk->ahead_need[rk->ahead_head];
+            rk->ahead_head = (rk->ahead_head + 1) % rk->ahead_cap;
+            atomic_fetch_sub_explicit(&rk->ahead_n, 1, memory_order_release);
+            if (*need > rk->kk.ninsts)
+                quiesce(g);
+            return 1;
+        }
+        quiesce(g);
+        if (!atomic_load_explicit(&rk->ahead_n, memory_order_acquire))
+            break; /* no job runs and the ring is empty: read here */
     }
     if (rk->ahead_end > 0)
         return 0;
@@ -67,14 +141,21 @@ int sim_ahead_take(run_kernel *rk, trace_cta *slot, base_err *e)
         *e = rk->ahead_err;
         return -1;
     }
-    return trace_next_cta(rk->kk.tk, slot, e);
+    int rc = trace_next_cta(rk->kk.tk, slot, e);
+    *need = (uint32_t)trace_kernel_nsinst(rk->kk.tk);
+    return rc;
 }
 
-void sim_ahead_free(run_kernel *rk)
+void sim_ahead_free(sim *g, run_kernel *rk)
 {
+    if (rk->ahead_cap)
+        quiesce(g);
     for (uint32_t i = 0; i < rk->ahead_cap; i++)
         trace_cta_free(&rk->ahead[i]);
     free(rk->ahead);
+    free(rk->ahead_need);
     rk->ahead = NULL;
-    rk->ahead_cap = rk->ahead_n = 0;
+    rk->ahead_need = NULL;
+    rk->ahead_cap = 0;
+    atomic_store_explicit(&rk->ahead_n, 0, memory_order_relaxed);
 }

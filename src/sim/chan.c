@@ -6,7 +6,16 @@
  * as one mem_part_skip before its next task or before a serial reader (sim_sync_channels);
  * its time is set then too. Busy channels and channels with replies are kept as bitmaps,
  * updated serially from the channels that ran, so a memory edge costs nothing per idle
- * channel. */
+ * channel.
+ *
+ * An edge of the DRAM clock alone (two of every three on a GDDR6 part) is not run when it
+ * comes: it is counted (sim_chans_defer), and the busy channels run their deferred DRAM
+ * cycles at the start of their next task. That is exact: no serial phase touches a channel on
+ * such an edge, the deferred cycles all see the same core cycle (the core does not tick in
+ * between), and what the serial phases of the next edge do to a channel (requests into the
+ * ROP queue, replies out of the reply queue) touches nothing a DRAM cycle reads or writes.
+ * The busy set cannot change in between either, as only L2 cycles wake a DRAM side. So a run
+ * hands its threads one edge per core cycle, not three. */
 #include "sim_int.h"
 #include <stdlib.h>
 
@@ -52,8 +61,10 @@ uint32_t sim_chans_plan(sim *g, unsigned m)
     h->now = g->cycle;
     if (on_dram)
         h->dram_edges++;
+    int dram_due = on_dram || h->pend;
+    h->pend = 0;
     for (uint32_t w = 0; w < h->nw; w++) {
-        uint64_t bits = (on_dram ? h->busy_dram[w] : 0) | (on_l2 ? h->busy_l2[w] : 0);
+        uint64_t bits = (dram_due ? h->busy_dram[w] : 0) | (on_l2 ? h->busy_l2[w] : 0);
         while (bits) {
             h->task[n++] = w * 64 + (uint32_t)__builtin_ctzll(bits);
             bits &= bits - 1;
@@ -62,26 +73,44 @@ uint32_t sim_chans_plan(sim *g, unsigned m)
     return n;
 }
 
-static void catch_up(sim_chans *h, mem_part *p, uint32_t c, uint64_t edges)
+static int is_set(const uint64_t *b, uint32_t i) { return (b[i / 64] >> (i % 64)) & 1; }
+
+/* The DRAM edges of channel c up to `edges`: cycled one by one while its DRAM side is busy
+ * (deferred edges; once quiet a cycle only counts), counted in one go while it is quiet. */
+static void catch_up(sim_chans *h, mem_part *p, uint32_t c, uint64_t edges, uint64_t cycle)
 {
-    if (edges > h->last[c * (SIM_PAD / 2)])
-        mem_part_skip(p, edges - h->last[c * (SIM_PAD / 2)]);
-    h->last[c * (SIM_PAD / 2)] = edges;
+    uint64_t *last = &h->last[c * (SIM_PAD / 2)];
+    if (is_set(h->busy_dram, c))
+        for (; *last < edges && !(mem_part_idle(p) & MEM_PART_DRAM_IDLE); ++*last)
+            mem_part_dram_cycle(p, cycle);
+    if (edges > *last)
+        mem_part_skip(p, edges - *last);
+    *last = edges;
 }
 
-/* Task i of the plan: the channel's lag, then its DRAM and L2 cycles. */
+/* Task i of the plan: the channel's deferred or counted DRAM edges, then this edge's DRAM and
+ * L2 cycles. */
 void sim_chans_task(sim *g, uint32_t i, unsigned m)
 {
     sim_chans *h = &g->ch;
     uint32_t c = h->task[i];
     mem_part *p = g->part[c];
     int on_dram = (m & 1u << CLK_DRAM) != 0;
-    catch_up(h, p, c, h->dram_edges - (uint64_t)on_dram);
+    catch_up(h, p, c, h->dram_edges - (uint64_t)on_dram, g->cycle);
     if (on_dram)
         mem_part_dram_cycle(p, g->cycle);
     if (m & 1u << CLK_L2)
         mem_part_l2_cycle(p, g->cycle);
     h->last[c * (SIM_PAD / 2)] = h->dram_edges;
+}
+
+/* An edge of the DRAM clock alone: run later (see the top of this file). */
+void sim_chans_defer(sim *g)
+{
+    sim_chans *h = &g->ch;
+    h->now = g->cycle;
+    h->dram_edges++;
+    h->pend++;
 }
 
 /* Serial, after phase B: what the channels that ran now need. */
@@ -138,7 +167,7 @@ void sim_chans_replies_out(sim *g)
 void sim_sync_channels(sim *g)
 {
     for (uint32_t c = 0; c < g->n_chan; c++) {
-        catch_up(&g->ch, g->part[c], c, g->ch.dram_edges);
+        catch_up(&g->ch, g->part[c], c, g->ch.dram_edges, g->ch.now);
         mem_part_set_now(g->part[c], g->ch.now);
     }
 }

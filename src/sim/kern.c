@@ -147,7 +147,7 @@ static void kernel_end(sim *g, run_kernel *rk)
     sim_totals_init(&res->delta);
     sim_totals_sub(&res->delta, &res->cum, &rk->start);
     res->delta.cycle = g->cycle - rk->launch + 1; /* both ends included */
-    sim_ahead_free(rk);
+    sim_ahead_free(g, rk);
     trace_kernel_close(rk->kk.tk);
     rk->kk.tk = NULL;
 }
@@ -215,14 +215,16 @@ static int issue_to(sim *g, uint32_t s, base_err *e)
         trace_cta *slot = sm_cta_slot(m);
         if (!slot)
             break;
-        int rc = sim_ahead_take(rk, slot, e);
+        uint32_t need;
+        int rc = sim_ahead_take(g, rk, slot, &need, e);
         if (rc < 0)
             return -1;
         if (rc == 0) {
             rk->eof = 1;
             continue;
         }
-        sm_kernel_decode(&rk->kk, &g->k);
+        if (need > rk->kk.ninsts)
+            sm_kernel_decode(&rk->kk, &g->k);
         sm_cta_launch(m, &rk->kk, g->cycle);
         sim_mark_active(g, s);
         rk->issued++;

@@ -68,7 +68,7 @@ void sim_free(sim *g)
             trace_kernel_close(g->rk[i].kk.tk);
         free(g->rk[i].kk.insts);
         free(g->rk[i].kk.pcs);
-        sim_ahead_free(&g->rk[i]);
+        sim_ahead_free(g, &g->rk[i]);
         sim_totals_free(&g->rk[i].start);
     }
     free(g->rk);
@@ -185,6 +185,22 @@ void sim_run_task(sim *g, uint32_t i, unsigned m)
     g->prog[s * SIM_PAD] = sm_cycle(g->sm[s], g->cycle);
 }
 
+/* The thread a task belongs to when nothing is stolen: SMs and channels in contiguous blocks
+ * by index, so a unit's state stays in one core's cache; the read-ahead on the last thread,
+ * away from the main thread's serial phases. */
+uint32_t sim_task_owner(const sim *g, uint32_t i, uint32_t threads)
+{
+    if (i < g->task_ahead)
+        return threads - 1;
+    i -= g->task_ahead;
+    if (i < g->task_icnt)
+        return i % threads;
+    i -= g->task_icnt;
+    if (i < g->task_chan)
+        return (uint32_t)((uint64_t)g->ch.task[i] * threads / g->n_chan);
+    return (uint32_t)((uint64_t)g->active[i - g->task_chan] * threads / g->n_sm);
+}
+
 static void run_tasks(sim *g, uint32_t n, unsigned m)
 {
     /* memory-only edges (DRAM clocks run faster than the core) go to the team too: its
@@ -214,12 +230,24 @@ static void run_tasks(sim *g, uint32_t n, unsigned m)
 /* Phase B, then the interconnect cycle of an interconnect edge (its subnets as tasks). */
 static void phase_b(sim *g, unsigned m)
 {
+    if (m == 1u << CLK_DRAM && g->k.dram_defer) {
+        g->nactive = 0;
+        sim_chans_defer(g);
+        return;
+    }
     if (m & 1u << CLK_CORE)
         collect_active(g);
     else
         g->nactive = 0;
-    g->task_chan = (m & (1u << CLK_DRAM | 1u << CLK_L2)) ? sim_chans_plan(g, m) : 0;
-    g->task_ahead = g->nactive > 1 && sim_ahead_wanted(g);
+    /* any other edge runs the deferred DRAM cycles: none may wait past a serial phase */
+    g->task_chan = (m & (1u << CLK_DRAM | 1u << CLK_L2)) || g->ch.pend ? sim_chans_plan(g, m) : 0;
+    if (g->use_team) {
+        g->task_ahead = 0;
+        if (m & 1u << CLK_CORE)
+            sim_ahead_post(g);
+    } else {
+        g->task_ahead = g->nactive > 1 && sim_ahead_wanted(g);
+    }
     g->task_icnt = (m & 1u << CLK_ICNT) ? icnt_cycle_begin(g->net) : 0;
     run_tasks(g, g->task_ahead + g->task_icnt + g->task_chan + g->nactive, m);
     sim_chans_after(g, g->task_chan);
@@ -342,7 +370,7 @@ static int run_parallel(sim *g, base_err *e, FILE *diag)
     uint32_t most = 3 + g->n_chan + g->n_sm;
     if (g->k.threads > 1 && g->k.omp_schedule == 0 && most <= sim_team_max_tasks()) {
         int rc = 0;
-        sim_team_init(&g->team, (uint32_t)g->k.threads);
+        sim_team_init(&g->team, (uint32_t)g->k.threads, most);
         g->use_team = 1;
 #pragma omp parallel num_threads((int)g->k.threads)
         {
@@ -350,10 +378,11 @@ static int run_parallel(sim *g, base_err *e, FILE *diag)
                 rc = run_loop(g, e, diag);
                 sim_team_stop(&g->team);
             } else {
-                sim_team_work(g);
+                sim_team_work(g, (uint32_t)omp_get_thread_num());
             }
         }
         g->use_team = 0;
+        sim_team_free(&g->team);
         return rc;
     }
 #endif

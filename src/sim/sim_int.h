@@ -12,19 +12,34 @@ enum { CLK_CORE, CLK_ICNT, CLK_L2, CLK_DRAM, CLK_N };
  * threads working on neighbouring units do not share one. */
 #define SIM_PAD 16
 enum { RK_WAIT, RK_RUN, RK_DONE };
+enum { SIM_BG_IDLE, SIM_BG_POSTED, SIM_BG_RUNNING }; /* the read-ahead job (ahead.c) */
 
 /* The persistent threads of a parallel run (team.c). */
+typedef struct sim_team_range {
+    _Alignas(64) _Atomic uint64_t w; /* epoch, end and next task of one thread's range */
+} sim_team_range;
+
 typedef struct sim_team {
-    /* the ticket, the done count and the rest each on their own cache line: every claim
-     * writes the ticket, every finished chunk the count */
-    _Atomic uint64_t ticket;  /* epoch, task count and next task of the open edge */
-    char pad0[56];
-    _Atomic uint32_t done;    /* tasks of the open edge finished */
+    /* the open epoch, the done count, the job word and the rest each on their own cache line
+     * (padded: the sim is not allocated over-aligned): helpers poll the first, and add to the
+     * second once per edge */
+    _Atomic uint32_t open;      /* the epoch of the edge whose ranges are open */
+    char pad0[60];
+    _Atomic uint32_t done;      /* tasks the helpers finished in the open edge */
     char pad1[60];
     _Atomic int stop;
-    uint32_t threads;         /* team size: claims are sized for it */
-    uint64_t epoch;           /* main thread only */
-    unsigned mask;            /* the edge's clock domains, set before the ticket opens */
+    char pad2[60];
+    /* the background read-ahead job (ahead.c): idle, posted or running; stop: end it soon */
+    _Atomic int bg;
+    _Atomic int bg_stop;
+    char pad3[56];
+    size_t bg_nrk;              /* the kernels the job looks at */
+    uint32_t threads;
+    uint32_t epoch;             /* main thread only */
+    unsigned mask;              /* the edge's clock domains, set before the ranges open */
+    sim_team_range *range;      /* per thread */
+    uint32_t *order;            /* the edge's task numbers, grouped by home thread */
+    uint32_t *count;            /* threads + 1: range bounds while grouping */
 } sim_team;
 
 /* Memory channels' books (chan.c). */
@@ -34,6 +49,7 @@ typedef struct sim_chans {
     uint32_t *task;              /* the channels with a task this edge */
     uint64_t *last;              /* dram_edges at each channel's last task or sync (SIM_PAD/2 apart) */
     uint64_t dram_edges;         /* DRAM edges so far */
+    uint32_t pend;               /* DRAM-only edges deferred since the last channel tasks */
     uint64_t now;                /* the core cycle the last memory edge saw */
 } sim_chans;
 
@@ -46,9 +62,13 @@ typedef struct run_kernel {
     uint64_t launch, first_cta;
     uint64_t issued, done;
     sim_totals start;
-    /* CTAs read ahead of issue (ahead.c): a ring, with how the file went on after it */
+    /* CTAs read ahead of issue (ahead.c): a ring, with how the file went on after it; the
+     * producer owns the tail, ahead_end/err and the slots it fills, the main thread the head */
     trace_cta *ahead;
-    uint32_t ahead_cap, ahead_head, ahead_n;
+    uint32_t *ahead_need;      /* per slot: static instructions the reader knew after it */
+    uint32_t ahead_cap, ahead_head, ahead_tail;
+    _Atomic uint32_t ahead_n;  /* CTAs ready */
+    int ahead_go;              /* the posted job fills this kernel's ring */
     int ahead_end;             /* 1: the file ended; -1: reading failed with ahead_err */
     base_err ahead_err;
 } run_kernel;
@@ -103,6 +123,7 @@ static inline void sim_mark_active(sim *g, uint32_t s)
 void sim_chans_init(sim *g);
 void sim_chans_free(sim *g);
 uint32_t sim_chans_plan(sim *g, unsigned m);       /* the channel tasks of edge m */
+void sim_chans_defer(sim *g);                      /* an edge of the DRAM clock alone */
 void sim_chans_task(sim *g, uint32_t i, unsigned m);
 void sim_chans_after(sim *g, uint32_t ntask);      /* serial, after phase B */
 void sim_chans_pushed(sim *g, uint32_t c);         /* a request entered channel c */
@@ -124,16 +145,20 @@ void sim_totals_sub(sim_totals *d, const sim_totals *a, const sim_totals *b);
 /* ahead.c */
 void sim_ahead_start(sim *g, run_kernel *rk);  /* a launch: a ring when threads > 1 */
 int sim_ahead_wanted(const sim *g);
-void sim_ahead_task(sim *g);                   /* phase B: refill the rings */
-int sim_ahead_take(run_kernel *rk, trace_cta *slot, base_err *e);
-void sim_ahead_free(run_kernel *rk);
+void sim_ahead_task(sim *g);                   /* phase B (OpenMP schedules): refill the rings */
+void sim_ahead_post(sim *g);                   /* team: a background job refills them */
+void sim_ahead_bg(sim *g);                     /* team helper: run the posted job */
+int sim_ahead_take(sim *g, run_kernel *rk, trace_cta *slot, uint32_t *need, base_err *e);
+void sim_ahead_free(sim *g, run_kernel *rk);
 /* sim.c */
 void sim_run_task(sim *g, uint32_t i, unsigned m);  /* task i of phase B */
+uint32_t sim_task_owner(const sim *g, uint32_t i, uint32_t threads); /* its home thread */
 /* team.c */
 uint32_t sim_team_max_tasks(void);
-void sim_team_init(sim_team *t, uint32_t threads);
+void sim_team_init(sim_team *t, uint32_t threads, uint32_t max_tasks);
+void sim_team_free(sim_team *t);
 void sim_team_run(sim *g, uint32_t n, unsigned mask);  /* main thread: run tasks 0..n-1 */
-void sim_team_work(sim *g);                            /* helper threads, until stopped */
+void sim_team_work(sim *g, uint32_t me);               /* helper thread me, until stopped */
 void sim_team_stop(sim_team *t);
 /* watch.c */
 void sim_diagnose(sim *g, FILE *f);

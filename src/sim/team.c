@@ -2,17 +2,25 @@
  *
  * Forking an OpenMP team per clock edge costs a wake-up and a full barrier every core cycle,
  * and a barrier waits for every thread, so one thread descheduled by the host stalls all the
- * others for a time slice. Here the helper threads stay alive and poll a ticket; the main
- * thread publishes the tasks of an edge and takes tasks itself; it then waits only for tasks
- * some thread has claimed, never for a thread that has not woken up yet. A helper that wakes
- * late finds an exhausted ticket and goes back to polling.
+ * others for a time slice. Here the helper threads stay alive and poll; the main thread
+ * publishes the tasks of an edge and takes tasks itself; it then waits only for tasks some
+ * thread has claimed, never for a thread that has not woken up yet.
  *
- * The ticket packs (epoch, task count, next task) in one word, so a claim (a compare-and-swap
- * taking a chunk of tasks) can only succeed on the epoch it read: a late helper cannot take a task of a newer edge
- * with a stale count. Which thread runs a task never matters: each task writes only its own
- * unit (sim.c, run_task), so results are the same for every thread count and interleaving. */
+ * Each unit has a home thread (sim_task_owner: SMs and channels in contiguous blocks), and the
+ * tasks of an edge are laid out grouped by home. A thread takes its own tasks from the front
+ * of its range and, when that is empty, steals from the back of the others'. An SM so runs on
+ * the same core edge after edge and its state stays in that core's cache; with a shared task
+ * counter every SM wandered between cores, which cost a third more time in the SM code itself
+ * on two threads, and every claim fought over one cache line.
+ *
+ * A range is one word per thread (epoch, end, next), on its own cache line, changed by
+ * compare-and-swap: a claim can only succeed on the epoch it read, so a late helper never takes
+ * a task of a newer edge with a stale view. Which thread runs a task never matters: each task
+ * writes only its own unit (sim.c, sim_run_task), so results are the same for every thread
+ * count and interleaving. */
 #include "sim_int.h"
 #include <sched.h>
+#include <stdlib.h>
 
 #define TEAM_BITS 16u
 #define TEAM_MASK ((1u << TEAM_BITS) - 1)
@@ -25,54 +33,99 @@ static inline void relax(void)
 #endif
 }
 
-static inline uint64_t pack(uint64_t epoch, uint32_t n, uint32_t next)
+static inline uint64_t pack(uint32_t epoch, uint32_t end, uint32_t next)
 {
-    return epoch << (2 * TEAM_BITS) | (uint64_t)n << TEAM_BITS | next;
+    return (uint64_t)epoch << (2 * TEAM_BITS) | (uint64_t)end << TEAM_BITS | next;
 }
 
-static inline uint32_t ticket_n(uint64_t v) { return (uint32_t)(v >> TEAM_BITS) & TEAM_MASK; }
-static inline uint32_t ticket_next(uint64_t v) { return (uint32_t)v & TEAM_MASK; }
+static inline uint32_t r_epoch(uint64_t v) { return (uint32_t)(v >> (2 * TEAM_BITS)); }
+static inline uint32_t r_end(uint64_t v) { return (uint32_t)(v >> TEAM_BITS) & TEAM_MASK; }
+static inline uint32_t r_next(uint64_t v) { return (uint32_t)v & TEAM_MASK; }
 
 uint32_t sim_team_max_tasks(void) { return TEAM_MASK; }
 
-void sim_team_init(sim_team *t, uint32_t threads)
+void sim_team_init(sim_team *t, uint32_t threads, uint32_t max_tasks)
 {
     t->threads = threads;
-    atomic_init(&t->ticket, 0);
+    t->range = aligned_alloc(64, (size_t)threads * sizeof *t->range);
+    if (!t->range)
+        base_panic("out of memory (thread team ranges)");
+    for (uint32_t i = 0; i < threads; i++)
+        atomic_init(&t->range[i].w, 0);
+    t->order = base_calloc(max_tasks, sizeof *t->order);
+    t->count = base_calloc((size_t)threads + 1, sizeof *t->count);
     atomic_init(&t->done, 0);
     atomic_init(&t->stop, 0);
+    atomic_init(&t->bg, 0);
+    atomic_init(&t->bg_stop, 0);
     t->epoch = 0;
 }
 
-/* Claims a chunk [*first, *first + return) of the ticket's epoch; 0 when none is left. The
- * chunk shrinks as the edge runs out (a guided schedule): few claims, so little traffic on
- * the ticket's line, and neighbouring units stay on one thread, yet the last tasks still
- * spread. */
-static uint32_t claim(sim_team *t, uint32_t *first)
+void sim_team_free(sim_team *t)
 {
-    uint64_t v = atomic_load_explicit(&t->ticket, memory_order_acquire);
+    free(t->range);
+    free(t->order);
+    free(t->count);
+    t->range = NULL;
+    t->order = t->count = NULL;
+}
+
+/* A task of range r in epoch e, from its front (its home thread) or its back (a thief). */
+static int take(sim_team *t, uint32_t r, uint32_t e, int back, uint32_t *task)
+{
+    _Atomic uint64_t *w = &t->range[r].w;
+    uint64_t v = atomic_load_explicit(w, memory_order_acquire);
     for (;;) {
-        uint32_t n = ticket_n(v), next = ticket_next(v);
-        if (next >= n)
+        uint32_t next = r_next(v), end = r_end(v);
+        if (r_epoch(v) != e || next >= end)
             return 0;
-        uint32_t k = (n - next) / (2 * t->threads);
-        k = k ? k : 1;
-        if (atomic_compare_exchange_weak_explicit(&t->ticket, &v, v + k, memory_order_acq_rel,
+        uint64_t nv = back ? v - (1ull << TEAM_BITS) : v + 1;
+        if (atomic_compare_exchange_weak_explicit(w, &v, nv, memory_order_acq_rel,
                                                   memory_order_acquire)) {
-            *first = next;
-            return k;
+            *task = back ? end - 1 : next;
+            return 1;
         }
     }
 }
 
-static void run_claimed(sim *g, sim_team *t)
+/* Thread `me` works on epoch e: its own range, then the others'. Returns the tasks it ran. */
+static uint32_t work(sim *g, sim_team *t, uint32_t me, uint32_t e)
 {
-    uint32_t first, k;
-    while ((k = claim(t, &first)) > 0) {
-        for (uint32_t i = first; i < first + k; i++)
-            sim_run_task(g, i, t->mask);
-        atomic_fetch_add_explicit(&t->done, k, memory_order_release);
+    uint32_t ran = 0, j;
+    while (take(t, me, e, 0, &j)) {
+        sim_run_task(g, t->order[j], t->mask);
+        ran++;
     }
+    for (uint32_t k = 1; k < t->threads; k++) {
+        uint32_t r = (me + k) % t->threads;
+        while (take(t, r, e, 1, &j)) {
+            sim_run_task(g, t->order[j], t->mask);
+            ran++;
+        }
+    }
+    return ran;
+}
+
+/* The edge's tasks grouped by home thread (a counting sort that keeps task order within a
+ * home), and each thread's range opened under the new epoch. */
+static void publish(sim *g, sim_team *t, uint32_t n)
+{
+    uint32_t T = t->threads, *c = t->count;
+    for (uint32_t i = 0; i <= T; i++)
+        c[i] = 0;
+    for (uint32_t i = 0; i < n; i++)
+        c[sim_task_owner(g, i, T) + 1]++;
+    for (uint32_t i = 0; i < T; i++)
+        c[i + 1] += c[i];
+    uint32_t e = ++t->epoch;
+    for (uint32_t i = 0; i < T; i++)
+        atomic_store_explicit(&t->range[i].w, pack(e, c[i + 1], c[i]), memory_order_relaxed);
+    for (uint32_t i = 0; i < n; i++)
+        t->order[c[sim_task_owner(g, i, T)]++] = i;
+    /* the ranges above carry the new epoch before the order is complete, but a thread claims
+     * in an epoch only after it read that epoch here (acquire), which publishes order, mask
+     * and ranges together; a thread still in the old epoch fails on the epoch check */
+    atomic_store_explicit(&t->open, e, memory_order_release);
 }
 
 void sim_team_run(sim *g, uint32_t n, unsigned mask)
@@ -80,10 +133,10 @@ void sim_team_run(sim *g, uint32_t n, unsigned mask)
     sim_team *t = &g->team;
     t->mask = mask;
     atomic_store_explicit(&t->done, 0, memory_order_relaxed);
-    atomic_store_explicit(&t->ticket, pack(++t->epoch, n, 0), memory_order_release);
-    run_claimed(g, t);
+    publish(g, t, n);
+    uint32_t mine = work(g, t, 0, t->epoch);
     /* a helper holds a task: spin briefly, then yield, in case it shares our core */
-    for (uint32_t k = 0; atomic_load_explicit(&t->done, memory_order_acquire) < n; k++) {
+    for (uint32_t k = 0; atomic_load_explicit(&t->done, memory_order_acquire) + mine < n; k++) {
         if (k < TEAM_SPINS_BEFORE_YIELD)
             relax();
         else
@@ -91,15 +144,21 @@ void sim_team_run(sim *g, uint32_t n, unsigned mask)
     }
 }
 
-/* A helper thread's life: poll, help with any edge it finds open, until the run stops. */
-void sim_team_work(sim *g)
+/* A helper thread's life: wait for a new edge, help with it, until the run stops. */
+void sim_team_work(sim *g, uint32_t me)
 {
     sim_team *t = &g->team;
-    uint32_t idle = 0;
+    uint32_t seen = 0, idle = 0;
     while (!atomic_load_explicit(&t->stop, memory_order_acquire)) {
-        uint64_t v = atomic_load_explicit(&t->ticket, memory_order_acquire);
-        if (ticket_next(v) < ticket_n(v)) {
-            run_claimed(g, t);
+        uint32_t e = atomic_load_explicit(&t->open, memory_order_acquire);
+        if (e != seen) {
+            seen = e;
+            uint32_t ran = work(g, t, me, e);
+            if (ran)
+                atomic_fetch_add_explicit(&t->done, ran, memory_order_release);
+            idle = 0;
+        } else if (atomic_load_explicit(&t->bg, memory_order_relaxed) == SIM_BG_POSTED) {
+            sim_ahead_bg(g); /* between edges, so no edge waits for it */
             idle = 0;
         } else if (++idle < TEAM_SPINS_BEFORE_YIELD) {
             relax();
