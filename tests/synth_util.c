@@ -83,7 +83,8 @@ static void add_inst(sy_prof *p, size_t *cap, size_t *acap, const trace_kernel *
     unsigned n = (unsigned)__builtin_popcount(d->mask);
     q->execs++;
     q->threads += n;
-    const uint64_t *a = trace_cta_addrs(c, d);
+    uint64_t buf[32];
+    const uint64_t *a = trace_cta_addrs(c, d, buf);
     if (!a)
         return;
     uint64_t sec = distinct_units(a, n, s->width, 5);

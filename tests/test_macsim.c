@@ -332,7 +332,8 @@ TEST(macsim_ptx_continuation_lane_addresses)
         trace_cta c = {0};
         CHECK(k != NULL);
         CHECK_EQ(k ? trace_next_cta(k, &c, &e) : -1, 1);
-        const uint64_t *a = c.ninsts ? trace_cta_addrs(&c, &c.insts[0]) : NULL;
+        uint64_t buf[32];
+        const uint64_t *a = c.ninsts ? trace_cta_addrs(&c, &c.insts[0], buf) : NULL;
         CHECK(a != NULL);
         for (int i = 0, r = 0; a && i < 32; i++)
             if (lane[i])

@@ -5,6 +5,7 @@
 #include "trace/trace.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define HDR80                                                                      \
     "-kernel name = _Z3addPf\n-kernel id = 3\n-grid dim = (2,1,1)\n"                \
@@ -125,9 +126,10 @@ TEST(trace_cta_structure_and_decoding)
     CHECK(c.warps[1].first == 3 && c.warps[1].n == 3);
     const trace_dinst *d = &c.insts[c.warps[1].first + 1];
     CHECK(d->mask == 0x16);
-    const uint64_t *a = trace_cta_addrs(&c, d);
+    uint64_t buf[32];
+    const uint64_t *a = trace_cta_addrs(&c, d, buf);
     CHECK(a && a[0] == 0x1000 && a[1] == 0x1004 && a[2] == 0x0ff0);
-    CHECK(trace_cta_addrs(&c, &c.insts[0]) == NULL);
+    CHECK(trace_cta_addrs(&c, &c.insts[0], buf) == NULL);
     CHECK_EQ(c.naddrs, 32 + 3);
     /* same PC, opcode, registers and immediate: one static instruction for both warps */
     CHECK_EQ(c.insts[1].sidx, c.insts[4].sidx);
@@ -142,11 +144,58 @@ TEST(trace_cta_structure_and_decoding)
     CHECK(c.warps[1].first == 0 && c.warps[1].n == 1 && c.warps[0].n == 0);
     s = trace_kernel_sinst(k, c.insts[0].sidx);
     CHECK(s->space == TRACE_SPACE_GENERIC && s->kind == TRACE_KIND_STORE && s->width == 4);
-    CHECK(trace_cta_addrs(&c, &c.insts[0])[0] == 0x7f0100000010ull);
+    CHECK(trace_cta_addrs(&c, &c.insts[0], buf)[0] == 0x7f0100000010ull);
     CHECK_EQ(trace_next_cta(k, &c, &e), 0);
     CHECK_EQ(trace_next_cta(k, &c, &e), 0);
     trace_cta_free(&c);
     trace_kernel_close(k);
+}
+
+/* Every record form gives back the lane addresses it was given, in the fewest words. */
+static void put_back(trace_cta *c, uint32_t mask, const uint64_t *a, int kind, size_t words)
+{
+    base_grow(&c->insts, &c->insts_cap, c->ninsts + 1, sizeof *c->insts);
+    trace_dinst *d = &c->insts[c->ninsts++];
+    *d = (trace_dinst){7, mask, TRACE_NO_ADDR};
+    size_t w0 = c->nwords, n0 = c->naddrs;
+    unsigned p = (unsigned)__builtin_popcount(mask);
+    CHECK_EQ(trace_cta_put_addrs(c, d, a, p), 0);
+    CHECK_EQ(d->addr >> TRACE_A_SHIFT, (unsigned)kind);
+    CHECK_EQ(c->nwords - w0, words);
+    CHECK_EQ(c->naddrs - n0, p);
+    uint64_t buf[32];
+    const uint64_t *b = trace_cta_addrs(c, d, buf);
+    CHECK(b && !memcmp(a, b, p * sizeof *a));
+}
+
+TEST(trace_cta_address_records_round_trip)
+{
+    trace_cta c = {0};
+    uint64_t a[32];
+    for (int l = 0; l < 32; l++)
+        a[l] = 0x7f0000001000ull + 4u * (unsigned)l;
+    put_back(&c, UINT32_MAX, a, TRACE_A_STRIDE, 2);           /* unit stride */
+    for (int l = 0; l < 32; l++)
+        a[l] = 0x2000;
+    put_back(&c, UINT32_MAX, a, TRACE_A_STRIDE, 2);           /* a broadcast */
+    uint32_t gaps = 0x80000122u;                                /* lanes 1, 5, 8, 31 */
+    uint64_t g[4] = {0x9000 - 8 * 1, 0x9000 - 8 * 5, 0x9000 - 8 * 8, 0x9000 - 8 * 31};
+    for (int q = 0; q < 4; q++)
+        g[q] += 8;                                            /* stride -8 by lane, from lane 1 */
+    put_back(&c, gaps, g, TRACE_A_STRIDE, 2);
+    for (int l = 0; l < 32; l++)                              /* two rows of a 16-wide tile */
+        a[l] = (l < 16 ? 0x40000 : 0x80000) + 4u * (unsigned)(l % 16);
+    put_back(&c, UINT32_MAX, a, TRACE_A_HALVES, 3);
+    for (int l = 0; l < 32; l++)
+        a[l] = 0x100000000ull + (uint64_t)((l * 7919) % 1000) * 64 - (l == 3 ? 0x10000000u : 0);
+    put_back(&c, UINT32_MAX, a, TRACE_A_OFF32, 1 + 16);       /* scattered within 2 GiB */
+    put_back(&c, 0x7u, a, TRACE_A_LIST, 3);                    /* three lanes: a list is smaller */
+    a[9] = 0xffff000000000000ull;
+    put_back(&c, UINT32_MAX, a, TRACE_A_LIST, 32);            /* beyond 32-bit offsets */
+    put_back(&c, 0x10u, a, TRACE_A_LIST, 1);                   /* one lane */
+    uint64_t odd[2] = {0x1000, 0x1003};                        /* lanes 0 and 2: no whole stride */
+    put_back(&c, 0x5u, odd, TRACE_A_LIST, 2);
+    trace_cta_free(&c);
 }
 
 TEST(trace_stats_of_a_small_kernel)

@@ -38,11 +38,15 @@ static int same_cta(const trace_cta *a, const trace_cta *b)
         if (a->warps[w].first != b->warps[w].first || a->warps[w].n != b->warps[w].n ||
             a->warps[w].seen != b->warps[w].seen)
             return 0;
-    for (size_t i = 0; i < a->ninsts; i++)
-        if (a->insts[i].sidx != b->insts[i].sidx || a->insts[i].mask != b->insts[i].mask ||
-            a->insts[i].addr != b->insts[i].addr)
+    for (size_t i = 0; i < a->ninsts; i++) {
+        const trace_dinst *x = &a->insts[i], *y = &b->insts[i];
+        uint64_t bx[32], by[32];
+        const uint64_t *ax = trace_cta_addrs(a, x, bx), *ay = trace_cta_addrs(b, y, by);
+        if (x->sidx != y->sidx || x->mask != y->mask || !ax != !ay ||
+            (ax && memcmp(ax, ay, (size_t)__builtin_popcount(x->mask) * sizeof *ax)))
             return 0;
-    return a->naddrs == 0 || !memcmp(a->addrs, b->addrs, a->naddrs * sizeof *a->addrs);
+    }
+    return 1;
 }
 
 static int same_sinst(const trace_kernel *ka, const trace_kernel *kb, uint32_t i)

@@ -241,7 +241,8 @@ static int start(sm *s, uint64_t now)
     const sm_kernel *kk = sm_warp_kernel(s, e->warp);
     const trace_dinst *di = sm_warp_dinst(s, e->warp, e->dyn);
     const sm_inst *d = &kk->insts[di->sidx];
-    const uint64_t *addr = trace_cta_addrs(&s->cta[s->w[e->warp].cta].tc, di);
+    uint64_t buf[32];
+    const uint64_t *addr = trace_cta_addrs(&s->cta[s->w[e->warp].cta].tc, di, buf);
     int space = resolve_space(kk, d, di, addr);
     unsigned lanes = (unsigned)__builtin_popcount(di->mask);
     int mem = d->op == SM_OP_LOAD || d->op == SM_OP_STORE || d->op == SM_OP_ATOMIC;

@@ -164,8 +164,24 @@ typedef struct trace_sinst {
 typedef struct trace_dinst {
     uint32_t sidx;  /* index into the kernel's static dictionary */
     uint32_t mask;  /* active lanes that execute */
-    uint32_t addr;  /* first of popcount(mask) addresses in trace_cta.addrs, or TRACE_NO_ADDR */
+    uint32_t addr;  /* its addresses' record in trace_cta.addrs (TRACE_A_*), or TRACE_NO_ADDR */
 } trace_dinst;
+
+/* A CTA keeps each instruction's popcount(mask) lane addresses in one of four record forms
+ * in trace_cta.addrs, the form in the top two bits of trace_dinst.addr and the record's first
+ * word in the rest. A warp's lanes mostly step by a constant (one stride: 2 words instead of
+ * 32), or do so in each half (3 words), or stay within 2 GiB of the first lane (32-bit
+ * offsets: half the words), so a resident
+ * CTA takes a fraction of the memory, and reading and copying CTAs move less of it. */
+enum {
+    TRACE_A_LIST = 0,   /* the addresses, one word each */
+    TRACE_A_STRIDE = 1, /* base, stride: lane l has base + stride * (l - first active lane) */
+    TRACE_A_OFF32 = 2,  /* base, then int32 offsets from it, two per word (lowest half first) */
+    TRACE_A_HALVES = 3  /* all 32 lanes; base0, base1, stride: lane l has base(l / 16) +
+                         * stride * (l % 16) (a 16-wide 2-D block: two rows of a tile) */
+};
+#define TRACE_A_SHIFT 30
+#define TRACE_A_INDEX ((1u << TRACE_A_SHIFT) - 1)
 
 typedef struct trace_warp {
     uint32_t first, n;  /* the warp's instructions are insts[first .. first+n) */
@@ -182,16 +198,31 @@ typedef struct trace_cta {
     uint32_t nwarps_seen;
     trace_warp *warps;
     trace_dinst *insts;
-    uint64_t *addrs;
-    size_t ninsts, naddrs;
+    uint64_t *addrs;      /* address records (TRACE_A_*) */
+    size_t ninsts, naddrs; /* naddrs: lane addresses the records hold */
+    size_t nwords;        /* words of addrs in use */
     size_t warps_cap, insts_cap, addrs_cap;
 } trace_cta;
 
 void trace_cta_free(trace_cta *c);
 
-static inline const uint64_t *trace_cta_addrs(const trace_cta *c, const trace_dinst *d)
+/* Appends the p >= 1 lane addresses a[] of instruction d (whose mask is set) in the smallest
+ * record form; 0, or -1 when the CTA would need more than 2^30 words (no change then). */
+int trace_cta_put_addrs(trace_cta *c, trace_dinst *d, const uint64_t *a, unsigned p);
+/* Appends a stride record: lane l of d's mask has base + stride * (l - first active lane). */
+int trace_cta_put_stride(trace_cta *c, trace_dinst *d, uint64_t base, int64_t stride, unsigned p);
+/* The lane addresses of d in lane order (NULL when it has none): the record itself for a list,
+ * else expanded into buf, which must hold 32. */
+const uint64_t *trace_cta_addrs_slow(const trace_cta *c, const trace_dinst *d, uint64_t *buf);
+
+static inline const uint64_t *trace_cta_addrs(const trace_cta *c, const trace_dinst *d,
+                                              uint64_t *buf)
 {
-    return d->addr == TRACE_NO_ADDR ? NULL : c->addrs + d->addr;
+    if (d->addr == TRACE_NO_ADDR)
+        return NULL;
+    if (d->addr >> TRACE_A_SHIFT == TRACE_A_LIST)
+        return c->addrs + d->addr;
+    return trace_cta_addrs_slow(c, d, buf);
 }
 
 typedef struct trace_kernel trace_kernel;

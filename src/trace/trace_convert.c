@@ -206,7 +206,8 @@ static void put_inst(xport *x, const trace_cta *c, uint32_t w, const trace_dinst
     base_buf_putc(b, ' ');
     put_dec(b, s->nsrc);
     put_regs(b, r ? r + s->ndst : NULL, s->nsrc);
-    put_mem(x, s, d, trace_cta_addrs(c, d));
+    uint64_t buf[32];
+    put_mem(x, s, d, trace_cta_addrs(c, d, buf));
     if (x->h->tracer_version >= 5) {
         base_buf_putc(b, ' ');
         put_sdec(b, s->imm);

@@ -148,6 +148,119 @@ int64_t trace_k_dict_index(trace_kernel *k, const trace_line *l, base_err *e)
     }
 }
 
+/* ---- address records (trace.h, TRACE_A_*) ---- */
+
+static uint64_t *words(trace_cta *c, trace_dinst *d, unsigned kind, size_t n)
+{
+    if (c->nwords + n > TRACE_A_INDEX)
+        return NULL;
+    if (c->nwords + n > c->addrs_cap)
+        base_grow(&c->addrs, &c->addrs_cap, c->nwords + n, sizeof *c->addrs);
+    d->addr = (uint32_t)c->nwords | kind << TRACE_A_SHIFT;
+    c->nwords += n;
+    return c->addrs + c->nwords - n;
+}
+
+int trace_cta_put_stride(trace_cta *c, trace_dinst *d, uint64_t base, int64_t stride, unsigned p)
+{
+    uint64_t *w = words(c, d, TRACE_A_STRIDE, 2);
+    if (!w)
+        return -1;
+    w[0] = base;
+    w[1] = (uint64_t)stride;
+    c->naddrs += p;
+    return 0;
+}
+
+/* The stride from the first two active lanes, if every lane follows it. */
+static int is_stride(uint32_t mask, const uint64_t *a, int64_t *stride)
+{
+    unsigned l0 = (unsigned)__builtin_ctz(mask), l1 = (unsigned)__builtin_ctz(mask & (mask - 1));
+    uint64_t d = a[1] - a[0], dl = l1 - l0;
+    if ((int64_t)d % (int64_t)dl)
+        return 0;
+    uint64_t st = (uint64_t)((int64_t)d / (int64_t)dl);
+    unsigned q = 0;
+    for (uint32_t m = mask; m; m &= m - 1, q++)
+        if (a[q] != a[0] + st * ((unsigned)__builtin_ctz(m) - l0))
+            return 0;
+    *stride = (int64_t)st;
+    return 1;
+}
+
+/* All 32 lanes, each half one stride (the same for both) from its first lane. */
+static int is_halves(uint32_t mask, const uint64_t *a)
+{
+    if (mask != UINT32_MAX)
+        return 0;
+    uint64_t st = a[1] - a[0];
+    for (unsigned l = 0; l < 16; l++)
+        if (a[l] != a[0] + st * l || a[16 + l] != a[16] + st * l)
+            return 0;
+    return 1;
+}
+
+static int fits_off32(const uint64_t *a, unsigned p)
+{
+    for (unsigned q = 1; q < p; q++) {
+        int64_t o = (int64_t)(a[q] - a[0]);
+        if (o < INT32_MIN || o > INT32_MAX)
+            return 0;
+    }
+    return 1;
+}
+
+int trace_cta_put_addrs(trace_cta *c, trace_dinst *d, const uint64_t *a, unsigned p)
+{
+    int64_t stride;
+    if (p >= 2 && p == (unsigned)__builtin_popcount(d->mask) && is_stride(d->mask, a, &stride))
+        return trace_cta_put_stride(c, d, a[0], stride, p);
+    uint64_t *w;
+    if (p == 32 && is_halves(d->mask, a)) {
+        if (!(w = words(c, d, TRACE_A_HALVES, 3)))
+            return -1;
+        w[0] = a[0];
+        w[1] = a[16];
+        w[2] = a[1] - a[0];
+    } else if (p >= 4 && fits_off32(a, p)) {
+        if (!(w = words(c, d, TRACE_A_OFF32, 1 + (p + 1) / 2)))
+            return -1;
+        w[0] = a[0];
+        for (unsigned q = 0; q < p; q++) {
+            uint64_t o = (uint32_t)(a[q] - a[0]);
+            w[1 + q / 2] = q % 2 ? w[1 + q / 2] | o << 32 : o;
+        }
+    } else {
+        if (!(w = words(c, d, TRACE_A_LIST, p)))
+            return -1;
+        memcpy(w, a, p * sizeof *a);
+    }
+    c->naddrs += p;
+    return 0;
+}
+
+const uint64_t *trace_cta_addrs_slow(const trace_cta *c, const trace_dinst *d, uint64_t *buf)
+{
+    const uint64_t *w = c->addrs + (d->addr & TRACE_A_INDEX);
+    unsigned p = (unsigned)__builtin_popcount(d->mask);
+    if (d->addr >> TRACE_A_SHIFT == TRACE_A_STRIDE) {
+        unsigned l0 = d->mask ? (unsigned)__builtin_ctz(d->mask) : 0, q = 0;
+        for (uint32_t m = d->mask; m; m &= m - 1)
+            buf[q++] = w[0] + w[1] * ((unsigned)__builtin_ctz(m) - l0);
+        return buf;
+    }
+    if (d->addr >> TRACE_A_SHIFT == TRACE_A_HALVES) {
+        for (unsigned l = 0; l < 16; l++) {
+            buf[l] = w[0] + w[2] * l;
+            buf[16 + l] = w[1] + w[2] * l;
+        }
+        return buf;
+    }
+    for (unsigned q = 0; q < p; q++)
+        buf[q] = w[0] + (uint64_t)(int64_t)(int32_t)(uint32_t)(w[1 + q / 2] >> (32 * (q % 2)));
+    return buf;
+}
+
 /* ---- thread blocks ---- */
 
 static int add_inst(trace_kernel *k, trace_cta *c, base_err *e)
@@ -167,12 +280,9 @@ static int add_inst(trace_kernel *k, trace_cta *c, base_err *e)
     d->sidx = (uint32_t)sidx;
     d->mask = l->mask;
     d->addr = TRACE_NO_ADDR;
-    if (l->naddr) {
-        base_grow(&c->addrs, &c->addrs_cap, c->naddrs + l->naddr, sizeof *c->addrs);
-        memcpy(c->addrs + c->naddrs, l->addr, l->naddr * sizeof *l->addr);
-        d->addr = (uint32_t)c->naddrs;
-        c->naddrs += l->naddr;
-    }
+    if (l->naddr && trace_cta_put_addrs(c, d, l->addr, (unsigned)l->naddr))
+        return trace_fail(e, "%s:%llu: expected a thread block of fewer than 2^30 words of "
+                          "addresses, found more", FILE_LINE(k));
     return 0;
 }
 
@@ -252,7 +362,7 @@ void trace_k_cta_reset(trace_cta *c, uint64_t index, uint32_t nwarps)
     c->id[0] = c->id[1] = c->id[2] = 0;
     c->nwarps = nwarps;
     c->nwarps_seen = 0;
-    c->ninsts = c->naddrs = 0;
+    c->ninsts = c->naddrs = c->nwords = 0;
     memset(c->cluster_id, 0, sizeof c->cluster_id);
     memset(c->cluster_cta, 0, sizeof c->cluster_cta);
     c->cluster_rank = 0;

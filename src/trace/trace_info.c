@@ -67,7 +67,8 @@ typedef struct {
 static void count_generic(const trace_header *h, const trace_sinst *s, const trace_cta *c,
                           const trace_dinst *d, stat_block *b)
 {
-    const uint64_t *a = trace_cta_addrs(c, d);
+    uint64_t buf[32];
+    const uint64_t *a = trace_cta_addrs(c, d, buf);
     int bin = a ? mem_bin(trace_generic_space(h->shmem_base, h->local_base, a[0]),
                           (trace_kind)s->kind)
                 : TRACE_MEM_GENERIC;

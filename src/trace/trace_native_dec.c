@@ -113,37 +113,6 @@ static int dec_masks(struct trace_native *n, trace_dinst *d, uint64_t cnt, base_
     return 0;
 }
 
-typedef uint64_t v2u64 __attribute__((vector_size(16)));
-
-/* A full warp in pairs of lanes: no 64-bit vector multiply is needed, and no dependence
- * longer than 4 steps. */
-static void fill_full(uint64_t *out, uint64_t base, uint64_t stride)
-{
-    v2u64 a = {base, base + stride}, st = {8 * stride, 8 * stride};
-    v2u64 b = a + 2 * stride, c = a + 4 * stride, d = a + 6 * stride;
-    for (unsigned l = 0; l < 32; l += 8) {
-        memcpy(out + l, &a, sizeof a);
-        memcpy(out + l + 2, &b, sizeof b);
-        memcpy(out + l + 4, &c, sizeof c);
-        memcpy(out + l + 6, &d, sizeof d);
-        a += st;
-        b += st;
-        c += st;
-        d += st;
-    }
-}
-
-static void fill_stride(uint64_t *out, uint32_t mask, uint64_t base, int64_t stride)
-{
-    if (mask == UINT32_MAX) {
-        fill_full(out, base, (uint64_t)stride);
-        return;
-    }
-    unsigned first = (unsigned)__builtin_ctz(mask);
-    for (uint32_t m = mask; m; m &= m - 1)
-        *out++ = base + (uint64_t)stride * ((unsigned)__builtin_ctz(m) - first);
-}
-
 /* Offsets from the lowest address, shifted right by a common shift, in `width` bytes each;
  * spec = shift * 8 + width - 1. -1 when the data runs out. */
 static int dec_packed(trace_nat_cur *c, uint64_t base, unsigned p, uint64_t *out)
@@ -179,9 +148,10 @@ static int dec_pattern(struct trace_native *n, uint32_t s, uint64_t base, unsign
     return 0;
 }
 
-/* Addresses of one instruction with p >= 1 active lanes into out (bad set on a problem). */
-static void dec_addr(struct trace_native *n, uint32_t s, uint32_t mask, unsigned p,
-                     uint64_t *out)
+/* Addresses of one instruction with p >= 1 active lanes into out (bad set on a problem); 1
+ * instead when they are one stride from *base by lane (p >= 2), with *stride set. */
+static int dec_addr(struct trace_native *n, uint32_t s, unsigned p, uint64_t *out,
+                    uint64_t *first, int64_t *stride)
 {
     trace_nat_cur *c = &n->c;
     uint64_t t = p >= 2 ? trace_nat_var(c) : TRACE_NAT_SAME_STRIDE;
@@ -190,23 +160,29 @@ static void dec_addr(struct trace_native *n, uint32_t s, uint32_t mask, unsigned
     switch (t) {
     case TRACE_NAT_PATTERN:
         dec_pattern(n, s, base, p, out);
-        return;
+        return 0;
     case TRACE_NAT_PACKED:
         if (dec_packed(c, base, p, out) == 0)
             trace_nat_pattern_set(&n->pred, s, out, p);
-        return;
+        return 0;
     case TRACE_NAT_DELTAS:
         out[0] = base;
         for (unsigned q = 1; q < p; q++)
             out[q] = out[q - 1] + (uint64_t)trace_nat_unzz(trace_nat_var(c));
         trace_nat_pattern_set(&n->pred, s, out, p);
-        return;
+        return 0;
     case TRACE_NAT_SAME_STRIDE:
         break;
     default:
         n->pred.stride[s] = trace_nat_unzz(t - TRACE_NAT_STRIDE);
     }
-    fill_stride(out, mask, base, n->pred.stride[s]);
+    if (p < 2) {
+        out[0] = base;
+        return 0;
+    }
+    *first = base;
+    *stride = n->pred.stride[s];
+    return 1;
 }
 
 static int has_addrs(struct trace_native *n, uint32_t s, uint32_t mask, int *has, base_err *e)
@@ -230,11 +206,13 @@ static inline __attribute__((always_inline)) int dec_one_addr(struct trace_nativ
     unsigned p = trace_nat_popcount(d->mask);
     if (c->naddrs + p > n->max_addrs)
         return fail_blk(n, n->c.p, e, "at most the meta section's addresses per CTA");
-    if (c->naddrs + p > c->addrs_cap)
-        base_grow(&c->addrs, &c->addrs_cap, c->naddrs + p, sizeof *c->addrs);
-    dec_addr(n, d->sidx, d->mask, p, c->addrs + c->naddrs);
-    d->addr = (uint32_t)c->naddrs;
-    c->naddrs += p;
+    uint64_t a[32], base = 0;
+    int64_t stride = 0;
+    int st = dec_addr(n, d->sidx, p, a, &base, &stride);
+    if (n->c.bad)
+        return 0; /* a[] is incomplete; the caller reports the data */
+    if (st ? trace_cta_put_stride(c, d, base, stride, p) : trace_cta_put_addrs(c, d, a, p))
+        return fail_blk(n, n->c.p, e, "a CTA of fewer than 2^30 words of addresses");
     return 0;
 }
 

@@ -375,8 +375,9 @@ static void enc_addrs(enc *x, const trace_cta *c, const trace_dinst *d, uint32_t
         int has = d[i].addr != TRACE_NO_ADDR;
         if (x->sc->aflag[s] == TRACE_NAT_AVARIES)
             ob_var(&x->raw, (uint64_t)has);
+        uint64_t buf[32];
         if (has)
-            enc_addr(x, s, d[i].mask, c->addrs + d[i].addr);
+            enc_addr(x, s, d[i].mask, trace_cta_addrs(c, &d[i], buf));
     }
 }
 
