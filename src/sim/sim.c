@@ -185,14 +185,11 @@ void sim_run_task(sim *g, uint32_t i, unsigned m)
     g->prog[s * SIM_PAD] = sm_cycle(g->sm[s], g->cycle);
 }
 
-/* The thread a task belongs to when nothing is stolen: SMs and channels in contiguous blocks
- * by index, so a unit's state stays in one core's cache; the read-ahead on the last thread,
- * away from the main thread's serial phases. */
+/* The thread a task belongs to when nothing is stolen (team schedule only, which has no
+ * read-ahead task: its read-ahead is a background job): SMs and channels in contiguous blocks
+ * by index, so a unit's state stays in one core's cache. */
 uint32_t sim_task_owner(const sim *g, uint32_t i, uint32_t threads)
 {
-    if (i < g->task_ahead)
-        return threads - 1;
-    i -= g->task_ahead;
     if (i < g->task_icnt)
         return i % threads;
     i -= g->task_icnt;

@@ -39,6 +39,7 @@ typedef struct sim_team {
     unsigned mask;              /* the edge's clock domains, set before the ranges open */
     sim_team_range *range;      /* per thread */
     uint32_t *order;            /* the edge's task numbers, grouped by home thread */
+    uint32_t *home;             /* per task of the edge: its home thread */
     uint32_t *count;            /* threads + 1: range bounds while grouping */
 } sim_team;
 

@@ -53,6 +53,7 @@ void sim_team_init(sim_team *t, uint32_t threads, uint32_t max_tasks)
     for (uint32_t i = 0; i < threads; i++)
         atomic_init(&t->range[i].w, 0);
     t->order = base_calloc(max_tasks, sizeof *t->order);
+    t->home = base_calloc(max_tasks, sizeof *t->home);
     t->count = base_calloc((size_t)threads + 1, sizeof *t->count);
     atomic_init(&t->done, 0);
     atomic_init(&t->stop, 0);
@@ -65,9 +66,10 @@ void sim_team_free(sim_team *t)
 {
     free(t->range);
     free(t->order);
+    free(t->home);
     free(t->count);
     t->range = NULL;
-    t->order = t->count = NULL;
+    t->order = t->home = t->count = NULL;
 }
 
 /* A task of range r in epoch e, from its front (its home thread) or its back (a thief). */
@@ -114,14 +116,14 @@ static void publish(sim *g, sim_team *t, uint32_t n)
     for (uint32_t i = 0; i <= T; i++)
         c[i] = 0;
     for (uint32_t i = 0; i < n; i++)
-        c[sim_task_owner(g, i, T) + 1]++;
+        c[(t->home[i] = sim_task_owner(g, i, T)) + 1]++;
     for (uint32_t i = 0; i < T; i++)
         c[i + 1] += c[i];
     uint32_t e = ++t->epoch;
     for (uint32_t i = 0; i < T; i++)
         atomic_store_explicit(&t->range[i].w, pack(e, c[i + 1], c[i]), memory_order_relaxed);
     for (uint32_t i = 0; i < n; i++)
-        t->order[c[sim_task_owner(g, i, T)]++] = i;
+        t->order[c[t->home[i]]++] = i;
     /* the ranges above carry the new epoch before the order is complete, but a thread claims
      * in an epoch only after it read that epoch here (acquire), which publishes order, mask
      * and ranges together; a thread still in the old epoch fails on the epoch check */

@@ -206,7 +206,7 @@ typedef struct trace_cta {
 
 void trace_cta_free(trace_cta *c);
 
-/* Appends the p >= 1 lane addresses a[] of instruction d (whose mask is set) in the smallest
+/* Appends the p = popcount(d->mask) >= 1 lane addresses a[] of instruction d in the smallest
  * record form; 0, or -1 when the CTA would need more than 2^30 words (no change then). */
 int trace_cta_put_addrs(trace_cta *c, trace_dinst *d, const uint64_t *a, unsigned p);
 /* Appends a stride record: lane l of d's mask has base + stride * (l - first active lane). */

@@ -213,7 +213,7 @@ static int fits_off32(const uint64_t *a, unsigned p)
 int trace_cta_put_addrs(trace_cta *c, trace_dinst *d, const uint64_t *a, unsigned p)
 {
     int64_t stride;
-    if (p >= 2 && p == (unsigned)__builtin_popcount(d->mask) && is_stride(d->mask, a, &stride))
+    if (p >= 2 && is_stride(d->mask, a, &stride))
         return trace_cta_put_stride(c, d, a[0], stride, p);
     uint64_t *w;
     if (p == 32 && is_halves(d->mask, a)) {
