@@ -137,3 +137,27 @@ TEST(addrmap_knob_check)
     CHECK_EQ(knob_set(&c, "dram_addr_map", MAP_QV100, "test:2", &e), 0);
     knob_free(&c);
 }
+
+/* A bound map decodes exactly as an unbound one, for its own channel count and another. */
+TEST(addrmap_bind_keeps_every_decode)
+{
+    mem_addrmap m, b;
+    base_err e = {0};
+    CHECK_EQ(mem_addrmap_parse(&m, MAP_RTX3070, &e), 0);
+    b = m;
+    mem_addrmap_bind(&b, 16);
+    int bad = 0;
+    uint64_t a = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < 5000; i++) {
+        a = a * 6364136223846793005ull + 1;
+        uint64_t addr = a >> 24;
+        for (uint32_t n = 12; n <= 16; n += 4) {
+            mem_addr x, y;
+            mem_addrmap_decode(&m, n, 2, addr, &x);
+            mem_addrmap_decode(&b, n, 2, addr, &y);
+            bad += x.channel != y.channel || x.bank != y.bank || x.row != y.row ||
+                   x.col != y.col || x.burst != y.burst || x.sub_partition != y.sub_partition;
+        }
+    }
+    CHECK_EQ(bad, 0);
+}

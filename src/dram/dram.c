@@ -60,11 +60,18 @@ enum {
 
 #define BUMP(d, name, n) stat_inc(&(d)->st, (d)->st.set->slot[DS_##name], (n))
 
+/* The plug-in's pick is a pure function of the queue and the open row (dram.h), so it is
+ * remembered per bank, with the command it needs, until either changes (`stale`): most
+ * cycles only wait on timing rules. A bank-local plug-in's pick goes stale only when its own
+ * bank's entries change; another plug-in's when any entry does. */
 typedef struct dram_bank {
     int64_t open_row; /* -1: idle (precharged) */
     int used;         /* a column command went to the open row since its activate */
     uint32_t group;
     uint32_t nq;      /* queued requests for this bank */
+    int qi;           /* the remembered pick (queue index) or -1 */
+    int8_t want;      /* the command it needs (dram_cmd), -1 with no pick */
+    uint8_t stale;
 } dram_bank;
 
 typedef struct dram_flight {
@@ -79,27 +86,26 @@ struct dram {
     int xor_bank, dual_bus;
     const dram_sched_ops *sched;
     dram_rule rules[DRAM_MAX_RULES];
-    uint8_t rule_of[DRAM_NCMD][DRAM_MAX_RULES]; /* rules whose second command is c */
+    uint8_t rule_of[DRAM_NCMD][DRAM_MAX_RULES]; /* rules whose first command is c */
     uint8_t nrule_of[DRAM_NCMD];
     dram_bank *bk;
-    int64_t *last_bank, *last_grp; /* last issue cycle, [bank or group][cmd] */
-    int64_t last_any[DRAM_NCMD];
+    /* [bank][cmd]: the first cycle every rule allows cmd on the bank. Issue times only grow,
+     * so the latest issue of each rule's first command decides, and one update per rule when
+     * a command issues keeps this exact (record). */
+    int64_t *ready;
     /* scheduler queue in arrival order (index 0 oldest), parallel arrays for the plug-in */
     mem_req *q;
     const mem_req **qp;
     uint32_t *qbank;
     uint64_t *qrow;
     uint32_t qn, qcap;
-    /* The plug-in's pick is a pure function of the queue and the open row (dram.h), so it is
-     * remembered per bank until either changes: most cycles only wait on timing rules. */
-    uint64_t qver;
-    uint64_t *memo_ver;
-    int64_t *memo_row;
-    int *memo_qi;
     dram_flight *fl; /* in flight, a ring in completion order */
     uint32_t fl_head, fl_n;
     mem_q ret;
     uint64_t now, bus_end;
+    /* No command can issue before this cycle while nothing is pushed or popped (see
+     * next_issue); the scans before it would find nothing, so they are skipped. */
+    uint64_t quiet_until;
     uint32_t prio;
     base_slab slab;  /* every array above */
     stat_block st;
@@ -138,7 +144,7 @@ static void index_rules(dram *d)
 {
     size_t n = dram_rules(&d->t, d->rules, DRAM_MAX_RULES);
     for (size_t i = 0; i < n; i++) {
-        int c = d->rules[i].then;
+        int c = d->rules[i].first;
         d->rule_of[c][d->nrule_of[c]++] = (uint8_t)i;
     }
 }
@@ -147,13 +153,9 @@ static void index_rules(dram *d)
  * the worst case (4096 entries when dram_sched_queue = 0) and mostly never touched. */
 static void carve_state(dram *d, uint32_t qcap, uint32_t retcap, base_slab *b)
 {
-    uint32_t nbk = d->t.nbk, ng = d->t.nbkgrp;
+    uint32_t nbk = d->t.nbk;
     d->bk = base_slab_take(b, nbk, sizeof *d->bk);
-    d->memo_ver = base_slab_take(b, nbk, sizeof *d->memo_ver);
-    d->memo_row = base_slab_take(b, nbk, sizeof *d->memo_row);
-    d->memo_qi = base_slab_take(b, nbk, sizeof *d->memo_qi);
-    d->last_bank = base_slab_take(b, (size_t)nbk * DRAM_NCMD, sizeof *d->last_bank);
-    d->last_grp = base_slab_take(b, (size_t)ng * DRAM_NCMD, sizeof *d->last_grp);
+    d->ready = base_slab_take(b, (size_t)nbk * DRAM_NCMD, sizeof *d->ready);
     d->qcap = qcap;
     d->qp = base_slab_take(b, qcap, sizeof *d->qp);
     d->q = base_slab_take(b, qcap, sizeof *d->q);
@@ -168,14 +170,8 @@ static void alloc_state(dram *d, uint32_t qcap, uint32_t retcap)
     carve_state(d, qcap, retcap, &d->slab);
     base_slab_alloc(&d->slab);
     carve_state(d, qcap, retcap, &d->slab);
-    uint32_t nbk = d->t.nbk, ng = d->t.nbkgrp;
-    d->qver = 1;
-    for (size_t i = 0; i < (size_t)nbk * DRAM_NCMD; i++)
-        d->last_bank[i] = NEVER;
-    for (size_t i = 0; i < (size_t)ng * DRAM_NCMD; i++)
-        d->last_grp[i] = NEVER;
-    for (int c = 0; c < DRAM_NCMD; c++)
-        d->last_any[c] = NEVER;
+    for (size_t i = 0; i < (size_t)d->t.nbk * DRAM_NCMD; i++)
+        d->ready[i] = NEVER;
     for (uint32_t i = 0; i < qcap; i++)
         d->qp[i] = &d->q[i];
 }
@@ -185,6 +181,7 @@ dram *dram_new(const knobs *k, const mem_addrmap *map, uint32_t channel)
     dram *d = base_calloc(1, sizeof *d);
     dram_timing_from_knobs(&d->t, k);
     d->map = *map;
+    mem_addrmap_bind(&d->map, (uint32_t)k->n_mem);
     d->n_mem = (uint32_t)k->n_mem;
     d->n_sub = (uint32_t)k->n_sub_partitions;
     d->channel = channel;
@@ -200,6 +197,7 @@ dram *dram_new(const knobs *k, const mem_addrmap *map, uint32_t channel)
                 k->dram_return_queue ? (uint32_t)k->dram_return_queue : RETURN_Q_UNLIMITED);
     for (uint32_t b = 0; b < d->t.nbk; b++) {
         d->bk[b].open_row = -1;
+        d->bk[b].stale = 1;
         d->bk[b].group = bank_group(&d->t, k->dram_bankgroup_indexing == 1, b);
     }
     stat_block_init(&d->st, dram_stats_set());
@@ -217,7 +215,12 @@ void dram_free(dram *d)
 
 int dram_can_accept(const dram *d) { return d->qn < d->qcap; }
 int dram_ret_ready(const dram *d) { return !mem_q_empty(&d->ret); }
-mem_req dram_ret_pop(dram *d) { return mem_q_pop(&d->ret); }
+
+mem_req dram_ret_pop(dram *d)
+{
+    d->quiet_until = 0; /* a column command may have waited for the room */
+    return mem_q_pop(&d->ret);
+}
 int dram_busy(const dram *d) { return d->qn || d->fl_n || !mem_q_empty(&d->ret); }
 uint64_t dram_now(const dram *d) { return d->now; }
 uint32_t dram_queue_len(const dram *d) { return d->qn; }
@@ -236,6 +239,16 @@ static void decode(const dram *d, uint64_t addr, uint32_t *bank, uint64_t *row)
     *row = a.row;
 }
 
+static void entries_changed(dram *d, uint32_t b)
+{
+    if (d->sched->bank_local) {
+        d->bk[b].stale = 1;
+        return;
+    }
+    for (uint32_t o = 0; o < d->t.nbk; o++)
+        d->bk[o].stale = 1;
+}
+
 void dram_push(dram *d, const mem_req *r)
 {
     if (d->qn >= d->qcap)
@@ -245,38 +258,14 @@ void dram_push(dram *d, const mem_req *r)
     d->q[i].loc = MEM_AT_DRAM_Q;
     decode(d, r->addr, &d->qbank[i], &d->qrow[i]);
     d->bk[d->qbank[i]].nq++;
-    d->qver++;
+    entries_changed(d, d->qbank[i]);
+    d->quiet_until = 0;
     BUMP(d, requests, 1);
-}
-
-static int64_t last_issue(const dram *d, int cmd, int scope, uint32_t b)
-{
-    uint32_t g = d->bk[b].group;
-    switch (scope) {
-    case DRAM_SAME_BANK: return d->last_bank[(size_t)b * DRAM_NCMD + (size_t)cmd];
-    case DRAM_SAME_GROUP: return d->last_grp[(size_t)g * DRAM_NCMD + (size_t)cmd];
-    case DRAM_OTHER_GROUP: {
-        int64_t t0 = NEVER;
-        for (uint32_t o = 0; o < d->t.nbkgrp; o++) {
-            int64_t v = d->last_grp[(size_t)o * DRAM_NCMD + (size_t)cmd];
-            if (o != g && v > t0)
-                t0 = v;
-        }
-        return t0;
-    }
-    default: return d->last_any[cmd];
-    }
 }
 
 static int rules_allow(const dram *d, int cmd, uint32_t b)
 {
-    int64_t now = (int64_t)d->now;
-    for (unsigned i = 0; i < d->nrule_of[cmd]; i++) {
-        const dram_rule *r = &d->rules[d->rule_of[cmd][i]];
-        if (now - last_issue(d, r->first, r->scope, b) < (int64_t)r->delay)
-            return 0;
-    }
-    return 1;
+    return (int64_t)d->now >= d->ready[(size_t)b * DRAM_NCMD + (size_t)cmd];
 }
 
 int dram_rule_allows(const dram *d, int cmd, uint32_t bank)
@@ -311,22 +300,45 @@ static int needed_cmd(const dram *d, uint32_t b, uint32_t qi)
     return d->q[qi].op == MEM_WR ? DRAM_WR : DRAM_RD;
 }
 
+/* Does a rule of `scope` from a command on bank b bind bank o? */
+static int in_scope(const dram *d, int scope, uint32_t b, uint32_t o)
+{
+    switch (scope) {
+    case DRAM_SAME_BANK: return o == b;
+    case DRAM_SAME_GROUP: return d->bk[o].group == d->bk[b].group;
+    case DRAM_OTHER_GROUP: return d->bk[o].group != d->bk[b].group;
+    default: return 1;
+    }
+}
+
+/* cmd issues on bank b now: every rule it starts pushes the ready time of its second command
+ * on the banks in its scope. */
 static void record(dram *d, int cmd, uint32_t b)
 {
     int64_t now = (int64_t)d->now;
-    d->last_bank[(size_t)b * DRAM_NCMD + (size_t)cmd] = now;
-    d->last_grp[(size_t)d->bk[b].group * DRAM_NCMD + (size_t)cmd] = now;
-    d->last_any[cmd] = now;
+    for (unsigned i = 0; i < d->nrule_of[cmd]; i++) {
+        const dram_rule *r = &d->rules[d->rule_of[cmd][i]];
+        int64_t t = now + (int64_t)r->delay;
+        uint32_t lo = r->scope == DRAM_SAME_BANK ? b : 0;
+        uint32_t hi = r->scope == DRAM_SAME_BANK ? b + 1 : d->t.nbk;
+        for (uint32_t o = lo; o < hi; o++) {
+            int64_t *x = &d->ready[(size_t)o * DRAM_NCMD + r->then];
+            if (*x < t && in_scope(d, r->scope, b, o))
+                *x = t;
+        }
+    }
 }
 
 static void queue_remove(dram *d, uint32_t qi)
 {
     uint32_t tail = d->qn - qi - 1;
+    entries_changed(d, d->qbank[qi]);
+    for (uint32_t b = 0; b < d->t.nbk; b++) /* other banks' picks keep their entry */
+        d->bk[b].qi -= d->bk[b].qi > (int)qi;
     memmove(&d->q[qi], &d->q[qi + 1], tail * sizeof *d->q);
     memmove(&d->qbank[qi], &d->qbank[qi + 1], tail * sizeof *d->qbank);
     memmove(&d->qrow[qi], &d->qrow[qi + 1], tail * sizeof *d->qrow);
     d->qn--;
-    d->qver++;
 }
 
 /* Column command: the request leaves the queue and is in flight until its burst ends. */
@@ -357,49 +369,77 @@ static void issue(dram *d, int cmd, uint32_t b, uint32_t qi)
     case DRAM_ACT:
         d->bk[b].open_row = (int64_t)d->qrow[qi];
         d->bk[b].used = 0;
+        d->bk[b].stale = 1;
         BUMP(d, activates, 1);
         break;
     case DRAM_PRE:
         d->bk[b].open_row = -1;
+        d->bk[b].stale = 1;
         BUMP(d, precharges, 1);
         break;
     default: serve(d, cmd, b, qi); break;
     }
-    d->prio = (b + 1) % d->t.nbk;
+    d->prio = b + 1 < d->t.nbk ? b + 1 : 0;
 }
 
-static int pick(dram *d, uint32_t b)
+/* The command bank b wants next (-1: none), asking the plug-in again if its pick is stale. */
+static int want(dram *d, uint32_t b)
 {
-    int64_t row = d->bk[b].open_row;
-    if (d->memo_ver[b] != d->qver || d->memo_row[b] != row) {
-        d->memo_qi[b] = d->sched->pick(d->qp, d->qbank, d->qrow, d->qn, b, row);
-        d->memo_ver[b] = d->qver;
-        d->memo_row[b] = row;
+    dram_bank *k = &d->bk[b];
+    if (k->stale) {
+        int qi = d->sched->pick(d->qp, d->qbank, d->qrow, d->qn, b, k->open_row);
+        if (qi >= 0 && ((uint32_t)qi >= d->qn || d->qbank[qi] != b))
+            base_panic("dram %u: scheduler %s picked entry %d for bank %u", d->channel,
+                       d->sched->name, qi, b);
+        k->qi = qi;
+        k->want = (int8_t)(qi < 0 ? -1 : needed_cmd(d, b, (uint32_t)qi));
+        k->stale = 0;
     }
-    return d->memo_qi[b];
+    return k->want;
 }
 
 /* One round-robin scan; issues the first allowed command of a class in `classes`. */
 static int try_issue(dram *d, unsigned classes)
 {
-    uint32_t nbk = d->t.nbk;
-    for (uint32_t i = 0; i < nbk; i++) {
-        uint32_t b = (d->prio + i) % nbk;
+    uint32_t nbk = d->t.nbk, b = d->prio;
+    for (uint32_t i = 0; i < nbk; i++, b = b + 1 < nbk ? b + 1 : 0) {
         if (!d->bk[b].nq)
             continue;
-        int qi = pick(d, b);
-        if (qi < 0)
+        int cmd = want(d, b);
+        if (cmd < 0 || !(classes >> cmd & 1u) || !can_issue(d, cmd, b))
             continue;
-        if ((uint32_t)qi >= d->qn || d->qbank[qi] != b)
-            base_panic("dram %u: scheduler %s picked entry %d for bank %u", d->channel,
-                       d->sched->name, qi, b);
-        int cmd = needed_cmd(d, b, (uint32_t)qi);
-        if (!(classes >> cmd & 1u) || !can_issue(d, cmd, b))
-            continue;
-        issue(d, cmd, b, (uint32_t)qi);
+        issue(d, cmd, b, (uint32_t)d->bk[b].qi);
         return 1;
     }
     return 0;
+}
+
+/* A lower bound on the cycle of the next command, valid until a push or a return-queue pop:
+ * each bank's pick, its command and the rules' last-issue times stay as they are until a
+ * command issues, and a column command blocked by a full return queue stays blocked until
+ * a pop (retiring moves a burst into the queue without changing the sum). */
+static uint64_t next_issue(dram *d)
+{
+    int64_t best = INT64_MAX;
+    int room = d->fl_n + mem_q_len(&d->ret) < d->ret.cap;
+    for (uint32_t b = 0; b < d->t.nbk; b++) {
+        if (!d->bk[b].nq)
+            continue;
+        int cmd = want(d, b);
+        if (cmd < 0)
+            continue;
+        int64_t t = d->ready[(size_t)b * DRAM_NCMD + (size_t)cmd];
+        if (cmd == DRAM_RD || cmd == DRAM_WR) {
+            if (!room)
+                continue;
+            int64_t bus = (int64_t)d->bus_end - (int64_t)(cmd == DRAM_RD ? d->t.tCL : d->t.tWL);
+            t = bus > t ? bus : t;
+        }
+        best = t < best ? t : best;
+    }
+    if (best == INT64_MAX)
+        return UINT64_MAX;
+    return best > (int64_t)d->now ? (uint64_t)best : d->now;
 }
 
 static void retire(dram *d)
@@ -416,13 +456,14 @@ static void retire(dram *d)
 void dram_cycle(dram *d)
 {
     BUMP(d, queue_sum, d->qn);
-    if (d->qn) {
+    if (d->qn && d->now >= d->quiet_until) {
         if (d->dual_bus) {
             try_issue(d, COL_CMDS);
             try_issue(d, ROW_CMDS);
         } else {
             try_issue(d, ROW_CMDS | COL_CMDS);
         }
+        d->quiet_until = next_issue(d);
     }
     d->now++;
     BUMP(d, cmd_cycles, 1);

@@ -79,11 +79,14 @@ const stat_set *dram_stats_set(void);
 stat_block *dram_stats(dram *d);
 
 /* Scheduler plug-ins. pick() returns the index into the queue (0 = oldest) of the request to
- * work on for `bank`, or -1 if none; `open_row` is the bank's open row or -1. */
+ * work on for `bank`, or -1 if none; `open_row` is the bank's open row or -1. bank_local
+ * promises that the pick reads only the bank's own entries (their order, rows and requests):
+ * the controller then asks again only when that bank's entries or row change. */
 typedef struct dram_sched_ops {
     const char *name, *help;
     int (*pick)(const mem_req *const *queue, const uint32_t *banks, const uint64_t *rows,
                 size_t n, uint32_t bank, int64_t open_row);
+    int bank_local;
 } dram_sched_ops;
 const dram_sched_ops *dram_sched_find(const char *name);
 extern const dram_sched_ops *const dram_sched_registry[];

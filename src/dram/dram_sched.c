@@ -50,9 +50,10 @@ static int frfcfs_pick(const mem_req *const *queue, const uint32_t *banks, const
 }
 
 static const dram_sched_ops sched_fcfs = {
-    "fcfs", "in order: requests enter their bank in arrival order (GPGPU-Sim FIFO)", fcfs_pick};
+    "fcfs", "in order: requests enter their bank in arrival order (GPGPU-Sim FIFO)", fcfs_pick,
+    0};
 static const dram_sched_ops sched_frfcfs = {
-    "frfcfs", "first-ready FCFS: open-row hits first, then the oldest", frfcfs_pick};
+    "frfcfs", "first-ready FCFS: open-row hits first, then the oldest", frfcfs_pick, 1};
 
 /* Order matches the choices of knob dram_scheduler. */
 const dram_sched_ops *const dram_sched_registry[] = {&sched_fcfs, &sched_frfcfs, NULL};

@@ -117,6 +117,12 @@ void mem_addrmap_masks(const mem_addrmap *m, uint32_t n_mem, uint64_t out[5])
     out[4] = k == 0 ? 0 : (((uint64_t)1 << k) - 1) << m->chip_start;
 }
 
+void mem_addrmap_bind(mem_addrmap *m, uint32_t n_mem)
+{
+    m->bound_n_mem = n_mem ? n_mem : 1;
+    mem_addrmap_masks(m, m->bound_n_mem, m->bound);
+}
+
 void mem_addrmap_decode(const mem_addrmap *m, uint32_t n_mem, uint32_t n_sub, uint64_t addr,
                         mem_addr *out)
 {
@@ -137,7 +143,10 @@ void mem_addrmap_decode(const mem_addrmap *m, uint32_t n_mem, uint32_t n_sub, ui
         mk[2] = m->col;
         mk[3] = m->burst;
     } else {
-        mem_addrmap_masks(m, n_mem, mk);
+        if (n_mem == m->bound_n_mem)
+            memcpy(mk, m->bound, sizeof mk);
+        else
+            mem_addrmap_masks(m, n_mem, mk);
         chan = mem_pack_bits(addr, mk[4]) % n_mem;
     }
     out->channel = (uint32_t)chan;

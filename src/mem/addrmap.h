@@ -15,6 +15,9 @@
 typedef struct mem_addrmap {
     int chip_start;   /* S of "dramid@S", or -1 when the map has D bits */
     uint64_t row, bank, col, burst, chan; /* masks as written (before channel insertion) */
+    /* mem_addrmap_bind: the masks for one channel count, so a decode does not rebuild them */
+    uint32_t bound_n_mem; /* 0: none */
+    uint64_t bound[5];
 } mem_addrmap;
 
 typedef struct mem_addr {
@@ -25,6 +28,11 @@ typedef struct mem_addr {
 
 /* Parses a mapping string. Errors name the offending character and what was expected. */
 int mem_addrmap_parse(mem_addrmap *m, const char *s, base_err *e);
+
+/* Remembers the masks for n_mem channels (mem_addrmap_masks), which decodes for that count
+ * then reuse; a decode for another count still works, only slower. Call before the map is
+ * shared between threads. */
+void mem_addrmap_bind(mem_addrmap *m, uint32_t n_mem);
 
 /* Decodes `addr` for n_mem channels of n_sub sub-partitions each (both >= 1). No partition
  * hashing is applied here (that is -gpgpu_memory_partition_indexing, a separate step). */

@@ -145,6 +145,26 @@ static int check_indexing(const mem_map *m, base_err *e)
     }
 }
 
+static uint64_t bits_from(int s) { return s <= 0 ? ~0ull : s >= 64 ? 0 : ~0ull << s; }
+
+/* The address bits that can reach the sub-partition: channel and bank fields, the high bits
+ * a hash mixes in, and everything from S up where the channel is a mod/div at S. */
+static uint64_t sub_inputs(const mem_map *m)
+{
+    const uint64_t *mk = m->map.bound;
+    if (m->indexing == IDX_RANDOM)
+        return bits_from(m->chip_s - log2_floor(m->n_sub));
+    uint64_t dep = m->gap ? (mk[1] & ~bits_from(m->chip_s)) | bits_from(m->chip_s)
+                          : mk[1] | mk[4];
+    if (m->indexing == IDX_XOR || m->indexing == IDX_IPOLY || m->indexing == IDX_PAE)
+        dep |= m->gap ? bits_from(m->chip_s) : bits_from(m->high_shift);
+    return dep;
+}
+
+int mem_map_grain(const mem_map *m) { return m->grain; }
+
+static void linear_init(mem_map *m);
+
 int mem_map_init(mem_map *m, const knobs *k, base_err *e)
 {
     memset(m, 0, sizeof *m);
@@ -152,6 +172,7 @@ int mem_map_init(mem_map *m, const knobs *k, base_err *e)
         return -1;
     m->n_mem = (uint32_t)k->n_mem;
     m->n_sub = (uint32_t)k->n_sub_partitions;
+    mem_addrmap_bind(&m->map, m->n_mem);
     m->indexing = k->partition_indexing;
     if (m->map.chip_start < 0 && !is_pow2(m->n_mem))
         return base_fail(e, BASE_EXIT_INPUT,
@@ -166,6 +187,9 @@ int mem_map_init(mem_map *m, const knobs *k, base_err *e)
         return -1;
     if (m->indexing == IDX_IPOLY)
         ipoly_masks(log2_floor(m->hash_n), m->hmask);
+    uint64_t dep = sub_inputs(m);
+    m->grain = dep ? __builtin_ctzll(dep) : 63;
+    linear_init(m);
     return 0;
 }
 
@@ -183,7 +207,39 @@ static uint32_t random_sub(const mem_map *m, uint64_t addr)
     return (uint32_t)(splitmix64(chunk) % ((uint64_t)m->n_mem * m->n_sub));
 }
 
+static uint32_t sub_partition_decoded(const mem_map *m, uint64_t addr);
+
 uint32_t mem_map_sub_partition(const mem_map *m, uint64_t addr)
+{
+    if (!m->linear)
+        return sub_partition_decoded(m, addr);
+    uint32_t v = 0;
+    for (int j = 0; j < 8; j++)
+        v ^= m->lin[j][addr >> 8 * j & 255];
+    return v;
+}
+
+/* The tables hold the image of each single address bit, XORed over the bits of a byte. */
+static void linear_init(mem_map *m)
+{
+    int pow2 = is_pow2(m->n_mem) && is_pow2(m->n_sub);
+    m->linear = pow2 && !m->gap && m->indexing != IDX_RANDOM && sub_partition_decoded(m, 0) == 0;
+    if (!m->linear)
+        return;
+    for (int j = 0; j < 8; j++) {
+        uint32_t bit[8];
+        for (int b = 0; b < 8; b++)
+            bit[b] = sub_partition_decoded(m, (uint64_t)1 << (8 * j + b));
+        for (uint32_t v = 0; v < 256; v++) {
+            uint32_t x = 0;
+            for (int b = 0; b < 8; b++)
+                x ^= v >> b & 1 ? bit[b] : 0;
+            m->lin[j][v] = x;
+        }
+    }
+}
+
+static uint32_t sub_partition_decoded(const mem_map *m, uint64_t addr)
 {
     mem_addr a;
     mem_addrmap_decode(&m->map, m->n_mem, m->n_sub, addr, &a);

@@ -84,8 +84,18 @@ typedef struct mem_map {
     int high_shift;    /* GPGPU-Sim's rest_of_addr_high_bits = addr >> high_shift (no gap) */
     uint32_t hash_n;   /* ipoly/pae index space: nextpow2(n_mem) * n_sub */
     uint64_t hmask[16]; /* ipoly: per index bit, the higher address bits XORed into it */
+    int grain;          /* every aligned 2^grain bytes map to one sub-partition */
+    /* Power-of-two counts without random indexing make the sub-partition a GF(2)-linear
+     * function of the address bits (bit fields and XORs): it is then the XOR of one table
+     * entry per address byte, lin[j][byte j]. 0: decode each time. */
+    int linear;
+    uint32_t lin[8][256];
 } mem_map;
 int mem_map_init(mem_map *m, const knobs *k, base_err *e);
 uint32_t mem_map_sub_partition(const mem_map *m, uint64_t addr);
+/* log2 of the largest aligned block that is certain to lie in one sub-partition (bits below
+ * it never reach the decode's channel, bank or hash inputs): walks over a range can map one
+ * address per block. */
+int mem_map_grain(const mem_map *m);
 
 #endif

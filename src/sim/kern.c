@@ -26,14 +26,18 @@ static void memcpy_apply(sim *g, const trace_cmd *c)
         return;
     sim_sync_channels(g); /* prefill stamps lines with each channel's time */
     /* sectors of one 128-byte block that map to the same slice go in one call */
-    uint64_t blk = UINT64_MAX;
-    uint32_t bsub = 0;
+    uint64_t blk = UINT64_MAX, chunk = UINT64_MAX;
+    uint32_t bsub = 0, sub = 0;
     uint8_t mask = 0;
+    int grain = mem_map_grain(&g->map); /* one decode per block that maps as one */
     for (uint64_t off = 0; off < c->bytes; off += MEM_SECTOR) {
         uint64_t a = c->addr + off;
         if (g->k.memcpy_truncate_32bit)
             a = (uint32_t)a;
-        uint32_t sub = mem_map_sub_partition(&g->map, a);
+        if (a >> grain != chunk) {
+            chunk = a >> grain;
+            sub = mem_map_sub_partition(&g->map, a);
+        }
         if (mask && (a >> 7 != blk || sub != bsub || (mask >> cache_sector_of(a)) & 1)) {
             mem_part_prefill_block(g->part[bsub / g->n_sub], bsub % g->n_sub, blk << 7, mask);
             mask = 0;
