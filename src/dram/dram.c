@@ -89,10 +89,13 @@ struct dram {
     uint8_t rule_of[DRAM_NCMD][DRAM_MAX_RULES]; /* rules whose first command is c */
     uint8_t nrule_of[DRAM_NCMD];
     dram_bank *bk;
-    /* [bank][cmd]: the first cycle every rule allows cmd on the bank. Issue times only grow,
-     * so the latest issue of each rule's first command decides, and one update per rule when
-     * a command issues keeps this exact (record). */
-    int64_t *ready;
+    /* The first cycle the rules allow a command, kept by scope: [bank][cmd] for same-bank
+     * rules, [group][cmd] for same- and other-group rules, [cmd] for any-bank rules; a bank
+     * may issue cmd from the largest of its three. Issue times only grow, so the latest
+     * issue of each rule's first command decides, and one update per rule when a command
+     * issues keeps them exact (record). */
+    int64_t *rdy_bank, *rdy_grp;
+    int64_t rdy_any[DRAM_NCMD];
     /* scheduler queue in arrival order (index 0 oldest), parallel arrays for the plug-in */
     mem_req *q;
     const mem_req **qp;
@@ -155,7 +158,8 @@ static void carve_state(dram *d, uint32_t qcap, uint32_t retcap, base_slab *b)
 {
     uint32_t nbk = d->t.nbk;
     d->bk = base_slab_take(b, nbk, sizeof *d->bk);
-    d->ready = base_slab_take(b, (size_t)nbk * DRAM_NCMD, sizeof *d->ready);
+    d->rdy_bank = base_slab_take(b, (size_t)nbk * DRAM_NCMD, sizeof *d->rdy_bank);
+    d->rdy_grp = base_slab_take(b, (size_t)d->t.nbkgrp * DRAM_NCMD, sizeof *d->rdy_grp);
     d->qcap = qcap;
     d->qp = base_slab_take(b, qcap, sizeof *d->qp);
     d->q = base_slab_take(b, qcap, sizeof *d->q);
@@ -171,7 +175,11 @@ static void alloc_state(dram *d, uint32_t qcap, uint32_t retcap)
     base_slab_alloc(&d->slab);
     carve_state(d, qcap, retcap, &d->slab);
     for (size_t i = 0; i < (size_t)d->t.nbk * DRAM_NCMD; i++)
-        d->ready[i] = NEVER;
+        d->rdy_bank[i] = NEVER;
+    for (size_t i = 0; i < (size_t)d->t.nbkgrp * DRAM_NCMD; i++)
+        d->rdy_grp[i] = NEVER;
+    for (int c = 0; c < DRAM_NCMD; c++)
+        d->rdy_any[c] = NEVER;
     for (uint32_t i = 0; i < qcap; i++)
         d->qp[i] = &d->q[i];
 }
@@ -263,9 +271,19 @@ void dram_push(dram *d, const mem_req *r)
     BUMP(d, requests, 1);
 }
 
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* The first cycle every timing rule allows cmd on bank b. */
+static int64_t rules_ready(const dram *d, int cmd, uint32_t b)
+{
+    int64_t t = d->rdy_bank[(size_t)b * DRAM_NCMD + (size_t)cmd];
+    t = max64(t, d->rdy_grp[(size_t)d->bk[b].group * DRAM_NCMD + (size_t)cmd]);
+    return max64(t, d->rdy_any[cmd]);
+}
+
 static int rules_allow(const dram *d, int cmd, uint32_t b)
 {
-    return (int64_t)d->now >= d->ready[(size_t)b * DRAM_NCMD + (size_t)cmd];
+    return (int64_t)d->now >= rules_ready(d, cmd, b);
 }
 
 int dram_rule_allows(const dram *d, int cmd, uint32_t bank)
@@ -300,31 +318,26 @@ static int needed_cmd(const dram *d, uint32_t b, uint32_t qi)
     return d->q[qi].op == MEM_WR ? DRAM_WR : DRAM_RD;
 }
 
-/* Does a rule of `scope` from a command on bank b bind bank o? */
-static int in_scope(const dram *d, int scope, uint32_t b, uint32_t o)
-{
-    switch (scope) {
-    case DRAM_SAME_BANK: return o == b;
-    case DRAM_SAME_GROUP: return d->bk[o].group == d->bk[b].group;
-    case DRAM_OTHER_GROUP: return d->bk[o].group != d->bk[b].group;
-    default: return 1;
-    }
-}
+static void push_to(int64_t *x, int64_t t) { *x = max64(*x, t); }
 
 /* cmd issues on bank b now: every rule it starts pushes the ready time of its second command
- * on the banks in its scope. */
+ * in its scope. */
 static void record(dram *d, int cmd, uint32_t b)
 {
     int64_t now = (int64_t)d->now;
+    uint32_t g = d->bk[b].group;
     for (unsigned i = 0; i < d->nrule_of[cmd]; i++) {
         const dram_rule *r = &d->rules[d->rule_of[cmd][i]];
         int64_t t = now + (int64_t)r->delay;
-        uint32_t lo = r->scope == DRAM_SAME_BANK ? b : 0;
-        uint32_t hi = r->scope == DRAM_SAME_BANK ? b + 1 : d->t.nbk;
-        for (uint32_t o = lo; o < hi; o++) {
-            int64_t *x = &d->ready[(size_t)o * DRAM_NCMD + r->then];
-            if (*x < t && in_scope(d, r->scope, b, o))
-                *x = t;
+        switch (r->scope) {
+        case DRAM_SAME_BANK: push_to(&d->rdy_bank[(size_t)b * DRAM_NCMD + r->then], t); break;
+        case DRAM_SAME_GROUP: push_to(&d->rdy_grp[(size_t)g * DRAM_NCMD + r->then], t); break;
+        case DRAM_OTHER_GROUP:
+            for (uint32_t o = 0; o < d->t.nbkgrp; o++)
+                if (o != g)
+                    push_to(&d->rdy_grp[(size_t)o * DRAM_NCMD + r->then], t);
+            break;
+        default: push_to(&d->rdy_any[r->then], t); break;
         }
     }
 }
@@ -382,20 +395,24 @@ static void issue(dram *d, int cmd, uint32_t b, uint32_t qi)
     d->prio = b + 1 < d->t.nbk ? b + 1 : 0;
 }
 
-/* The command bank b wants next (-1: none), asking the plug-in again if its pick is stale. */
-static int want(dram *d, uint32_t b)
+static void repick(dram *d, uint32_t b)
 {
     dram_bank *k = &d->bk[b];
-    if (k->stale) {
-        int qi = d->sched->pick(d->qp, d->qbank, d->qrow, d->qn, b, k->open_row);
-        if (qi >= 0 && ((uint32_t)qi >= d->qn || d->qbank[qi] != b))
-            base_panic("dram %u: scheduler %s picked entry %d for bank %u", d->channel,
-                       d->sched->name, qi, b);
-        k->qi = qi;
-        k->want = (int8_t)(qi < 0 ? -1 : needed_cmd(d, b, (uint32_t)qi));
-        k->stale = 0;
-    }
-    return k->want;
+    int qi = d->sched->pick(d->qp, d->qbank, d->qrow, d->qn, b, k->open_row);
+    if (qi >= 0 && ((uint32_t)qi >= d->qn || d->qbank[qi] != b))
+        base_panic("dram %u: scheduler %s picked entry %d for bank %u", d->channel,
+                   d->sched->name, qi, b);
+    k->qi = qi;
+    k->want = (int8_t)(qi < 0 ? -1 : needed_cmd(d, b, (uint32_t)qi));
+    k->stale = 0;
+}
+
+/* The command bank b wants next (-1: none), asking the plug-in again if its pick is stale. */
+static inline int want(dram *d, uint32_t b)
+{
+    if (d->bk[b].stale)
+        repick(d, b);
+    return d->bk[b].want;
 }
 
 /* One round-robin scan; issues the first allowed command of a class in `classes`. */
@@ -428,7 +445,7 @@ static uint64_t next_issue(dram *d)
         int cmd = want(d, b);
         if (cmd < 0)
             continue;
-        int64_t t = d->ready[(size_t)b * DRAM_NCMD + (size_t)cmd];
+        int64_t t = rules_ready(d, cmd, b);
         if (cmd == DRAM_RD || cmd == DRAM_WR) {
             if (!room)
                 continue;

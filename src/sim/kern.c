@@ -33,10 +33,20 @@ static void memcpy_apply(sim *g, const trace_cmd *c)
     for (uint64_t off = 0; off < c->bytes; off += MEM_SECTOR) {
         uint64_t a = c->addr + off;
         if (g->k.memcpy_truncate_32bit)
-            a = (uint32_t)a;
+            a = (uint32_t)a; /* an aligned block never wraps: 2^32 is a multiple of 128 */
         if (a >> grain != chunk) {
             chunk = a >> grain;
             sub = mem_map_sub_partition(&g->map, a);
+        }
+        if (grain >= 7 && (a & 127) == 0 && c->bytes - off >= 128 && (!mask || a >> 7 != blk)) {
+            /* a whole block in one slice: the call the sector steps below would make */
+            if (mask)
+                mem_part_prefill_block(g->part[bsub / g->n_sub], bsub % g->n_sub, blk << 7,
+                                       mask);
+            mem_part_prefill_block(g->part[sub / g->n_sub], sub % g->n_sub, a, 0xF);
+            mask = 0;
+            off += 128 - MEM_SECTOR;
+            continue;
         }
         if (mask && (a >> 7 != blk || sub != bsub || (mask >> cache_sector_of(a)) & 1)) {
             mem_part_prefill_block(g->part[bsub / g->n_sub], bsub % g->n_sub, blk << 7, mask);
