@@ -358,7 +358,7 @@ static void queue_remove(dram *d, uint32_t qi)
 static void serve(dram *d, int cmd, uint32_t b, uint32_t qi)
 {
     uint64_t done = burst_start(d, cmd) + d->t.burst;
-    dram_flight *f = &d->fl[(d->fl_head + d->fl_n) % d->ret.cap];
+    dram_flight *f = &d->fl[mem_ring_slot(d->fl_head, d->fl_n, d->ret.cap)];
     f->r = d->q[qi];
     f->done = done;
     d->fl_n++;
@@ -465,7 +465,7 @@ static void retire(dram *d)
         mem_req r = d->fl[d->fl_head].r;
         r.loc = MEM_AT_DRAM_RET;
         mem_q_push(&d->ret, &r); /* room was reserved when the column command issued */
-        d->fl_head = (d->fl_head + 1) % d->ret.cap;
+        d->fl_head = mem_ring_slot(d->fl_head, 1, d->ret.cap);
         d->fl_n--;
     }
 }

@@ -80,13 +80,14 @@ typedef struct xbar {
     uint8_t *in_busy, *out_busy; /* this cycle: input sent / output took a flit */
     int32_t *cand;       /* islip scratch: per output, the input it grants */
     uint32_t *cand_dist;
+    uint64_t *held;      /* per output, a bit: its ring holds a packet (whole or arriving) */
     uint32_t npkts;      /* packets anywhere in this crossbar */
     stat_block st;       /* what its cycles count: subnets may cycle on different threads */
 } xbar;
 
 struct icnt {
     uint32_t n_sm, n_sub, nsubnets;
-    uint32_t flit_size, in_limit, out_limit, latency, grant_cycles, max_flits;
+    uint32_t flit_size, in_limit, out_limit, latency, grant_cycles, max_flits, flits_hdr;
     int islip;
     uint64_t now;
     xbar x[2];
@@ -103,7 +104,7 @@ static void ring_carve(ring *q, uint32_t cap, base_slab *b)
         *q = (ring){v, cap, 0, 0, 0};
 }
 
-static pkt *ring_at(const ring *q, uint32_t i) { return &q->v[(q->head + i) % q->cap]; }
+static pkt *ring_at(const ring *q, uint32_t i) { return &q->v[mem_ring_slot(q->head, i, q->cap)]; }
 
 static pkt *ring_push(ring *q, const pkt *p)
 {
@@ -117,7 +118,7 @@ static pkt *ring_push(ring *q, const pkt *p)
 
 static void ring_drop_head(ring *q)
 {
-    q->head = (q->head + 1) % q->cap;
+    q->head = mem_ring_slot(q->head, 1, q->cap);
     q->n--;
 }
 
@@ -140,6 +141,7 @@ static void xbar_carve(xbar *x, uint32_t nin, uint32_t nout, const icnt *n, base
     x->out_busy = base_slab_take(b, nout, 1);
     x->cand = base_slab_take(b, nout, sizeof *x->cand);
     x->cand_dist = base_slab_take(b, nout, sizeof *x->cand_dist);
+    x->held = base_slab_take(b, (nout + 63) / 64, sizeof *x->held);
 }
 
 static void xbar_init(xbar *x, const icnt *n)
@@ -160,10 +162,18 @@ static void icnt_carve(icnt *n, uint32_t n_sm, uint32_t n_sub_total)
     }
 }
 
-static uint32_t flits_of(const icnt *n, unsigned bytes)
+static uint32_t flits_div(const icnt *n, unsigned bytes)
 {
     uint32_t f = (bytes + n->flit_size - 1) / n->flit_size;
     return f ? f : 1;
+}
+
+/* Every packet is a header or a header and a sector: both counts are known at build. */
+static uint32_t flits_of(const icnt *n, unsigned bytes)
+{
+    return bytes == MEM_HEADER_BYTES ? n->flits_hdr
+           : bytes == MEM_HEADER_BYTES + MEM_SECTOR ? n->max_flits
+                                                    : flits_div(n, bytes);
 }
 
 icnt *icnt_new(const knobs *k, uint32_t n_sm, uint32_t n_sub_total)
@@ -178,7 +188,8 @@ icnt *icnt_new(const knobs *k, uint32_t n_sm, uint32_t n_sub_total)
     n->latency = (uint32_t)k->icnt_latency;
     n->grant_cycles = (uint32_t)k->icnt_grant_cycles;
     n->islip = k->icnt_arbiter == 1;
-    n->max_flits = flits_of(n, MEM_HEADER_BYTES + MEM_SECTOR);
+    n->max_flits = flits_div(n, MEM_HEADER_BYTES + MEM_SECTOR);
+    n->flits_hdr = flits_div(n, MEM_HEADER_BYTES);
     icnt_carve(n, n_sm, n_sub_total);
     base_slab_alloc(&n->slab);
     icnt_carve(n, n_sm, n_sub_total);
@@ -280,6 +291,7 @@ static void start(icnt *n, xbar *x, uint32_t i)
     ring *o = &x->out[p->dst];
     ring_push(o, p);
     o->flits += p->flits;
+    x->held[p->dst / 64] |= 1ull << (p->dst % 64);
     x->lock[p->dst] = (int32_t)i;
     send_flit(n, x, i);
 }
@@ -390,6 +402,22 @@ void icnt_cycle(icnt *n)
 
 int icnt_subnet_busy(const icnt *n, int subnet) { return xb(n, subnet)->npkts != 0; }
 
+uint32_t icnt_next_held(const icnt *n, int subnet, uint32_t dst)
+{
+    const xbar *x = xb(n, subnet);
+    uint32_t lim = subnet == ICNT_REQ ? n->n_sub : n->n_sm;
+    uint32_t base = n->nsubnets == 2 || subnet == ICNT_REP ? 0 : n->n_sm;
+    for (uint32_t p = base + dst; p < base + lim;) {
+        uint64_t w = x->held[p / 64] >> (p % 64);
+        if (w) {
+            p += (uint32_t)__builtin_ctzll(w);
+            return p < base + lim ? p - base : lim;
+        }
+        p = (p / 64 + 1) * 64;
+    }
+    return lim;
+}
+
 void icnt_skip(icnt *n, uint64_t cycles)
 {
     stat_inc(&n->st, IS_cycles, cycles);
@@ -416,6 +444,9 @@ mem_req icnt_pop(icnt *n, int subnet, uint32_t dst)
     o->flits -= p->flits;
     ring_drop_head(o);
     x->npkts--;
+    uint32_t port = out_port(n, subnet, dst);
+    if (!o->n)
+        x->held[port / 64] &= ~(1ull << (port % 64));
     return r;
 }
 

@@ -41,6 +41,9 @@ uint32_t icnt_cycle_begin(icnt *n);
 void icnt_subnet_cycle(icnt *n, uint32_t s);
 void icnt_cycle_end(icnt *n);
 /* The packet at the head of dst's output buffer, NULL if none. */
+/* The first destination >= dst whose output holds a packet (ready or still arriving), or the
+ * destination count when none does: a walk over the outputs can skip the empty ones. */
+uint32_t icnt_next_held(const icnt *n, int subnet, uint32_t dst);
 const mem_req *icnt_peek(const icnt *n, int subnet, uint32_t dst);
 mem_req icnt_pop(icnt *n, int subnet, uint32_t dst);
 int icnt_busy(const icnt *n);

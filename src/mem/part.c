@@ -128,7 +128,7 @@ static void tq_carve(tq *q, uint32_t cap, base_slab *b)
 static void tq_push(tq *q, const mem_req *r, uint64_t ready)
 {
     if (!mem_q_full(&q->q))
-        q->t[(q->q.head + q->q.n) % q->q.cap] = ready;
+        q->t[mem_ring_slot(q->q.head, q->q.n, q->q.cap)] = ready;
     mem_q_push(&q->q, r);
 }
 

@@ -29,20 +29,7 @@ void mem_q_free(mem_q *q)
     q->cap = q->n = q->head = 0;
 }
 
-void mem_q_push(mem_q *q, const mem_req *r)
+void mem_q_misuse(const mem_q *q, const char *what)
 {
-    if (q->n >= q->cap)
-        base_panic("mem_q_push: queue full (cap %u)", q->cap);
-    q->v[(q->head + q->n) % q->cap] = *r;
-    q->n++;
-}
-
-mem_req mem_q_pop(mem_q *q)
-{
-    if (!q->n)
-        base_panic("mem_q_pop: queue empty");
-    mem_req r = q->v[q->head];
-    q->head = (q->head + 1) % q->cap;
-    q->n--;
-    return r;
+    base_panic("mem_q: %s (cap %u)", what, q->cap);
 }

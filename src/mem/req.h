@@ -67,9 +67,35 @@ void mem_q_carve(mem_q *q, uint32_t cap, base_slab *s);
 static inline int mem_q_full(const mem_q *q) { return q->n >= q->cap; }
 static inline int mem_q_empty(const mem_q *q) { return q->n == 0; }
 static inline uint32_t mem_q_len(const mem_q *q) { return q->n; }
-void mem_q_push(mem_q *q, const mem_req *r);
+/* Slot i of a ring of cap slots starting at head (head < cap, i <= cap): the queues sit
+ * on every hop of every request, and a subtraction is cheaper than a division. */
+static inline uint32_t mem_ring_slot(uint32_t head, uint32_t i, uint32_t cap)
+{
+    uint32_t k = head + i;
+    return k >= cap ? k - cap : k;
+}
+/* Push on a full queue and pop on an empty one are simulator bugs: they panic. */
+_Noreturn void mem_q_misuse(const mem_q *q, const char *what);
+static inline void mem_q_push(mem_q *q, const mem_req *r)
+{
+    if (q->n >= q->cap)
+        mem_q_misuse(q, "push on a full queue");
+    q->v[mem_ring_slot(q->head, q->n, q->cap)] = *r;
+    q->n++;
+}
 static inline mem_req *mem_q_front(mem_q *q) { return &q->v[q->head]; }
-static inline mem_req *mem_q_at(mem_q *q, uint32_t i) { return &q->v[(q->head + i) % q->cap]; }
-mem_req mem_q_pop(mem_q *q);
+static inline mem_req *mem_q_at(mem_q *q, uint32_t i)
+{
+    return &q->v[mem_ring_slot(q->head, i, q->cap)];
+}
+static inline mem_req mem_q_pop(mem_q *q)
+{
+    if (!q->n)
+        mem_q_misuse(q, "pop on an empty queue");
+    mem_req r = q->v[q->head];
+    q->head = mem_ring_slot(q->head, 1, q->cap);
+    q->n--;
+    return r;
+}
 
 #endif

@@ -187,11 +187,16 @@ static void kernels_end(sim *g)
 
 void sim_retire(sim *g)
 {
-    for (uint32_t a = 0; a < g->nactive; a++) {
-        uint32_t s = g->active[a], n = sm_cta_retire(g->sm[s], g->done_by_uid);
-        if (n) {
-            g->ctas_done_all += n;
-            g->sm_full[s] = 0;
+    for (uint32_t w = 0; w < g->smf_words; w++) {
+        uint64_t bits = sim_smf_take(g, SMF_DONE, w); /* SMs with finished CTAs */
+        while (bits) {
+            uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            bits &= bits - 1;
+            uint32_t n = sm_cta_retire(g->sm[s], g->done_by_uid);
+            if (n) {
+                g->ctas_done_all += n;
+                g->sm_full[s] = 0;
+            }
         }
     }
     kernels_end(g);
@@ -265,9 +270,8 @@ int sim_issue_ctas(sim *g, base_err *e)
         kernels_end(g);
         return 0;
     }
-    uint32_t first = g->place->first(g->last_sm, g->n_sm);
-    for (uint32_t i = 0; i < g->n_sm; i++) {
-        uint32_t s = (first + i) % g->n_sm;
+    uint32_t s = g->place->first(g->last_sm, g->n_sm) % g->n_sm;
+    for (uint32_t i = 0; i < g->n_sm; i++, s = s + 1 < g->n_sm ? s + 1 : 0) {
         int rc = issue_to(g, s, e);
         if (rc < 0)
             return -1;

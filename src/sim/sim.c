@@ -1,5 +1,6 @@
 /* sim: construction and the top loop (phases A, B, C of sim.h). */
 #include "sim_int.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,9 @@ sim *sim_new(const knobs *k, base_err *e)
     g->n_chan = (uint32_t)k->n_mem;
     g->n_sub = (uint32_t)k->n_sub_partitions;
     g->n_sub_total = g->n_chan * g->n_sub;
+    g->sub_chan = base_calloc(g->n_sub_total, sizeof *g->sub_chan);
+    for (uint32_t i = 0; i < g->n_sub_total; i++)
+        g->sub_chan[i] = i / g->n_sub;
     g->part = base_calloc(g->n_chan, sizeof *g->part);
     for (uint32_t i = 0; i < g->n_chan; i++)
         g->part[i] = mem_part_new(&g->k, &g->map.map, i);
@@ -45,7 +49,13 @@ sim *sim_new(const knobs *k, base_err *e)
     g->period[CLK_ICNT] = period_fs(k->clock_icnt_mhz);
     g->period[CLK_L2] = period_fs(k->clock_l2_mhz);
     g->period[CLK_DRAM] = period_fs(k->clock_dram_mhz);
-    g->prog = base_calloc((size_t)g->n_sm * SIM_PAD, sizeof *g->prog);
+    g->smf_threads = k->threads > 1 ? (uint32_t)k->threads : 1;
+    g->smf_words = (g->n_sm + 63) / 64;
+    g->smf_stride = (SMF_KINDS * g->smf_words + 7) / 8 * 8; /* whole 64-byte lines */
+    g->smf = aligned_alloc(64, (size_t)g->smf_threads * g->smf_stride * sizeof *g->smf);
+    if (!g->smf)
+        base_panic("out of memory (SM flags)");
+    memset(g->smf, 0, (size_t)g->smf_threads * g->smf_stride * sizeof *g->smf);
     g->active = base_calloc(g->n_sm, sizeof *g->active);
     g->maybe_active = base_calloc((g->n_sm + 63) / 64, sizeof *g->maybe_active);
     g->sm_full = base_calloc(g->n_sm, 1);
@@ -78,7 +88,8 @@ void sim_free(sim *g)
     sim_ff_free(g);
     free(g->sm);
     free(g->part);
-    free(g->prog);
+    free(g->smf);
+    free(g->sub_chan);
     free(g->active);
     free(g->maybe_active);
     free(g->sm_full);
@@ -108,7 +119,8 @@ static void replies_to_sms(sim *g)
 {
     if (!icnt_subnet_busy(g->net, ICNT_REP))
         return;
-    for (uint32_t s = 0; s < g->n_sm; s++) {
+    for (uint32_t s = icnt_next_held(g->net, ICNT_REP, 0); s < g->n_sm;
+         s = icnt_next_held(g->net, ICNT_REP, s + 1)) {
         const mem_req *r = icnt_peek(g->net, ICNT_REP, s);
         if (r && sm_inbound_room(g->sm[s])) {
             mem_req x = icnt_pop(g->net, ICNT_REP, s);
@@ -127,13 +139,15 @@ static void icnt_to_parts(sim *g)
 {
     if (!icnt_subnet_busy(g->net, ICNT_REQ))
         return;
-    for (uint32_t i = 0; i < g->n_sub_total; i++) {
-        mem_part *p = g->part[i / g->n_sub];
+    for (uint32_t i = icnt_next_held(g->net, ICNT_REQ, 0); i < g->n_sub_total;
+         i = icnt_next_held(g->net, ICNT_REQ, i + 1)) {
+        uint32_t c = g->sub_chan[i], si = i - c * g->n_sub;
+        mem_part *p = g->part[c];
         const mem_req *r = icnt_peek(g->net, ICNT_REQ, i);
-        if (r && mem_part_can_accept(p, i % g->n_sub)) {
+        if (r && mem_part_can_accept(p, si)) {
             mem_req x = icnt_pop(g->net, ICNT_REQ, i);
-            mem_part_push(p, i % g->n_sub, &x, g->cycle);
-            sim_chans_pushed(g, i / g->n_sub);
+            mem_part_push(p, si, &x, g->cycle);
+            sim_chans_pushed(g, c);
             g->moved++;
         }
     }
@@ -165,7 +179,7 @@ static void collect_active(sim *g)
  * cycle, as the edges in `m` ask), the active SMs. Each task writes only its own unit, and
  * none reads another's, so any thread may run any task in any order. (The crossbars only
  * move packets between their own buffers; pushes and pops happen in the serial phases.) */
-void sim_run_task(sim *g, uint32_t i, unsigned m)
+void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me)
 {
     if (i < g->task_ahead) {
         sim_ahead_task(g);
@@ -182,7 +196,27 @@ void sim_run_task(sim *g, uint32_t i, unsigned m)
         return;
     }
     uint32_t s = g->active[i - g->task_chan];
-    g->prog[s * SIM_PAD] = sm_cycle(g->sm[s], g->cycle);
+    sm *u = g->sm[s];
+    int prog = sm_cycle(u, g->cycle);
+    uint64_t *f = g->smf + (size_t)me * g->smf_stride + s / 64, bit = 1ull << (s % 64);
+    if (prog)
+        f[SMF_PROG * g->smf_words] |= bit;
+    if (!mem_q_empty(sm_outbound(u)))
+        f[SMF_OUT * g->smf_words] |= bit;
+    if (sm_ctas_done(u))
+        f[SMF_DONE * g->smf_words] |= bit;
+}
+
+/* Serial: kind k's bits of word w from every thread, which are cleared (taken). */
+uint64_t sim_smf_take(sim *g, int k, uint32_t w)
+{
+    uint64_t v = 0;
+    for (uint32_t t = 0; t < g->smf_threads; t++) {
+        uint64_t *f = &g->smf[(size_t)t * g->smf_stride + (size_t)k * g->smf_words + w];
+        v |= *f;
+        *f = 0;
+    }
+    return v;
 }
 
 /* The thread a task belongs to when nothing is stolen (team schedule only, which has no
@@ -211,17 +245,17 @@ static void run_tasks(sim *g, uint32_t n, unsigned m)
         if (g->k.omp_schedule == 2) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads((int)g->k.threads)
             for (uint32_t i = 0; i < n; i++)
-                sim_run_task(g, i, m);
+                sim_run_task(g, i, m, (uint32_t)omp_get_thread_num());
         } else {
 #pragma omp parallel for schedule(static) num_threads((int)g->k.threads)
             for (uint32_t i = 0; i < n; i++)
-                sim_run_task(g, i, m);
+                sim_run_task(g, i, m, (uint32_t)omp_get_thread_num());
         }
         return;
     }
 #endif
     for (uint32_t i = 0; i < n; i++)
-        sim_run_task(g, i, m);
+        sim_run_task(g, i, m, 0);
 }
 
 /* Phase B, then the interconnect cycle of an interconnect edge (its subnets as tasks). */
@@ -255,23 +289,25 @@ static void phase_b(sim *g, unsigned m)
 /* ---- phase C ----------------------------------------------------------------------------- */
 
 /* One request per SM and cycle enters the interconnect, SMs in index order. */
+/* Each SM with a request waiting sends its oldest, in SM order (as the active list was). */
 static void sms_to_icnt(sim *g)
 {
-    for (uint32_t a = 0; a < g->nactive; a++) {
-        uint32_t s = g->active[a];
-        if (g->prog[s * SIM_PAD])
-            g->moved++, g->prog[s * SIM_PAD] = 0;
-        mem_q *q = sm_outbound(g->sm[s]);
-        if (mem_q_empty(q))
-            continue;
-        mem_req *r = mem_q_front(q);
-        unsigned bytes = mem_req_bytes(r, 0);
-        if (!icnt_can_push(g->net, ICNT_REQ, s, bytes))
-            continue;
-        mem_req x = mem_q_pop(q);
-        x.loc = MEM_AT_ICNT_REQ;
-        icnt_push(g->net, ICNT_REQ, s, x.part, &x, bytes);
-        g->moved++;
+    for (uint32_t w = 0; w < g->smf_words; w++) {
+        g->moved += sim_smf_take(g, SMF_PROG, w) != 0;
+        uint64_t bits = sim_smf_take(g, SMF_OUT, w);
+        while (bits) {
+            uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            bits &= bits - 1;
+            mem_q *q = sm_outbound(g->sm[s]);
+            mem_req *r = mem_q_front(q);
+            unsigned bytes = mem_req_bytes(r, 0);
+            if (!icnt_can_push(g->net, ICNT_REQ, s, bytes))
+                continue;
+            mem_req x = mem_q_pop(q);
+            x.loc = MEM_AT_ICNT_REQ;
+            icnt_push(g->net, ICNT_REQ, s, x.part, &x, bytes);
+            g->moved++;
+        }
     }
 }
 

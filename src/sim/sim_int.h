@@ -80,11 +80,17 @@ struct sim {
     sm_ctx ctx;
     sm **sm;
     uint32_t n_sm, n_chan, n_sub, n_sub_total;
+    uint32_t *sub_chan;        /* per global sub-partition: its channel (no division per request) */
     mem_part **part;
     icnt *net;
     uint64_t period[CLK_N], next[CLK_N];  /* femtoseconds */
     uint64_t cycle;                        /* core cycles */
-    int *prog;                 /* per SM, SIM_PAD apart: progress in its last cycle */
+    /* What each SM's task left for the serial phase, one bit per SM in bitmaps of the thread
+     * that ran it (SMF_* kinds, smf_stride words per thread, a whole number of cache lines):
+     * the serial phase then visits only the SMs with something to hand over, and reads
+     * threads' lines instead of every SM's. */
+    uint64_t *smf;
+    uint32_t smf_words, smf_stride, smf_threads;
     uint32_t *active, nactive;
     uint64_t *maybe_active;  /* bitmap: SMs that may have work (sim_mark_active) */
     const sim_place_ops *place;
@@ -152,7 +158,9 @@ void sim_ahead_bg(sim *g);                     /* team helper: run the posted jo
 int sim_ahead_take(sim *g, run_kernel *rk, trace_cta *slot, uint32_t *need, base_err *e);
 void sim_ahead_free(sim *g, run_kernel *rk);
 /* sim.c */
-void sim_run_task(sim *g, uint32_t i, unsigned m);  /* task i of phase B */
+void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me); /* task i of phase B, on thread me */
+enum { SMF_PROG, SMF_OUT, SMF_DONE, SMF_KINDS }; /* progress, a request to send, CTAs to retire */
+uint64_t sim_smf_take(sim *g, int kind, uint32_t word); /* serial: OR of the threads' bits, cleared */
 uint32_t sim_task_owner(const sim *g, uint32_t i, uint32_t threads); /* its home thread */
 /* team.c */
 uint32_t sim_team_max_tasks(void);

@@ -95,13 +95,13 @@ static uint32_t work(sim *g, sim_team *t, uint32_t me, uint32_t e)
 {
     uint32_t ran = 0, j;
     while (take(t, me, e, 0, &j)) {
-        sim_run_task(g, t->order[j], t->mask);
+        sim_run_task(g, t->order[j], t->mask, me);
         ran++;
     }
     for (uint32_t k = 1; k < t->threads; k++) {
         uint32_t r = (me + k) % t->threads;
         while (take(t, r, e, 1, &j)) {
-            sim_run_task(g, t->order[j], t->mask);
+            sim_run_task(g, t->order[j], t->mask, me);
             ran++;
         }
     }

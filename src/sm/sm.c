@@ -383,6 +383,7 @@ uint32_t sm_cta_retire(sm *s, uint64_t *done_by_uid)
 }
 
 uint32_t sm_ctas_resident(const sm *s) { return s->nctas; }
+int sm_ctas_done(const sm *s) { return s->ndone != 0; }
 
 uint32_t sm_ctas_of(const sm *s, uint32_t uid)
 {

@@ -98,6 +98,7 @@ void sm_cta_launch(sm *s, const sm_kernel *kk, uint64_t now);
 /* Retires finished CTAs (serial); returns how many and adds 1 to done_by_uid[kernel uid]
  * for each. */
 uint32_t sm_cta_retire(sm *s, uint64_t *done_by_uid);
+int sm_ctas_done(const sm *s); /* CTAs finished and waiting for sm_cta_retire */
 uint32_t sm_ctas_resident(const sm *s);
 uint32_t sm_ctas_of(const sm *s, uint32_t kernel_uid);
 int sm_active(const sm *s);  /* anything resident or in flight */
