@@ -97,7 +97,15 @@ static void sort_u64(uint64_t *v, unsigned n)
 static void coalesce(sm *s, const trace_dinst *di, const uint64_t *addr, unsigned width)
 {
     unsigned n = (unsigned)__builtin_popcount(di->mask), m = 0;
+    /* a lane with its predecessor's address adds no sector (and costs the sort a pass); it
+     * is skipped only where the full list would not reach its cap, so any cut stays put */
+    unsigned total = 0;
+    for (unsigned i = 0; i < n; i++)
+        total += (unsigned)(((addr[i] + width - 1) >> 5) - (addr[i] >> 5) + 1);
+    int skip = total <= SM_MAX_SECTORS;
     for (unsigned i = 0; i < n; i++) {
+        if (skip && i && (addr[i] == addr[i - 1] || (i >= 16 && addr[i] == addr[i - 16])))
+            continue;
         uint64_t a = addr[i] & ~(uint64_t)31, last = (addr[i] + width - 1) & ~(uint64_t)31;
         for (; a <= last && m < SM_MAX_SECTORS; a += 32)
             s->sectors[m++] = a;
@@ -120,13 +128,21 @@ static unsigned smem_cycles(sm *s, const trace_dinst *di, const uint64_t *addr, 
     unsigned per = (32 + parts - 1) / parts;
     uint64_t *words = s->sectors; /* scratch: the unit is not coalescing now */
     uint32_t cnt[128];
+    unsigned all = 0; /* as in coalesce: repeated lanes are skipped only below the cap */
+    for (unsigned i = 0; i < n; i++)
+        all += (unsigned)(((addr[i] + width - 1) >> 2) - (addr[i] >> 2) + 1);
+    int skip = all <= SM_MAX_SECTORS;
     for (unsigned p = 0; p < parts; p++) {
-        unsigned nw = 0, worst = 0;
+        unsigned nw = 0, worst = 0, first = ai;
         for (; lane < (p + 1) * per && lane < 32; lane++) {
             if (!((di->mask >> lane) & 1u) || ai >= n)
                 continue;
-            for (uint64_t a = addr[ai] >> 2; a <= (addr[ai] + width - 1) >> 2 && nw < SM_MAX_SECTORS; a++)
-                words[nw++] = a;
+            /* the same address as the part's previous lane, or as the lane a half-warp
+             * before it: the same words (a broadcast, or both half-warps on one row) */
+            if (!skip || ai == first ||
+                (addr[ai] != addr[ai - 1] && (ai < first + 16 || addr[ai] != addr[ai - 16])))
+                for (uint64_t a = addr[ai] >> 2; a <= (addr[ai] + width - 1) >> 2 && nw < SM_MAX_SECTORS; a++)
+                    words[nw++] = a;
             ai++;
         }
         sort_u64(words, nw);
