@@ -59,20 +59,74 @@ static int get_hex(cursor *c, const char *what, uint64_t max, uint64_t *out)
     return 0;
 }
 
+/* The next token read as a decimal in the same pass that finds its end (with a leading '-'
+ * where `sign`): 0 with its magnitude, -1 with the token (NULL at the end of the line) when
+ * it is not one. Lane-address deltas make these the most frequent tokens of a trace. */
+static int scan_dec(cursor *c, int sign, int *neg, uint64_t *v, const char **s, size_t *n)
+{
+    const char *p = c->p, *e = c->end;
+    while (p < e && is_blank(*p))
+        p++;
+    *s = p == e ? NULL : p;
+    *n = 0;
+    if (p == e)
+        return -1;
+    *neg = sign && *p == '-';
+    p += *neg;
+    uint64_t x = 0;
+    int ok = p < e && !is_blank(*p);
+    for (; p < e && !is_blank(*p); p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (d > 9 || __builtin_mul_overflow(x, 10u, &x) || __builtin_add_overflow(x, d, &x))
+            ok = 0;
+    }
+    c->p = p;
+    *n = (size_t)(p - *s);
+    *v = x;
+    return ok ? 0 : -1;
+}
+
+/* The common case of a signed decimal token, at most 18 digits (no overflow possible), in
+ * one tight pass: 0 with the value and the cursor past it; -1 with the cursor unmoved for
+ * anything else, which get_sdec then reads (or reports) in full. */
+static int short_sdec(cursor *c, int64_t *out)
+{
+    const char *q = c->p, *e = c->end;
+    while (q < e && is_blank(*q))
+        q++;
+    int neg = q < e && *q == '-';
+    q += neg;
+    const char *d0 = q;
+    int64_t x = 0;
+    while (q < e && (unsigned)(*q - '0') <= 9 && q - d0 < 18)
+        x = x * 10 + (*q++ - '0');
+    if (q == d0 || (q < e && !is_blank(*q)))
+        return -1;
+    c->p = q;
+    *out = neg ? -x : x;
+    return 0;
+}
+
 static int get_dec(cursor *c, const char *what, uint64_t max, uint64_t *out)
 {
-    const char *s = NULL;
-    size_t n = 0;
-    if (!tok(c, &s, &n) || parse_dec(s, n, out) || *out > max)
+    const char *s;
+    size_t n;
+    int neg;
+    if (scan_dec(c, 0, &neg, out, &s, &n) || *out > max)
         return expected(c, what, s, n);
     return 0;
 }
 
 static int get_sdec(cursor *c, const char *what, int64_t lo, int64_t hi, int64_t *out)
 {
-    const char *s = NULL;
-    size_t n = 0;
-    if (!tok(c, &s, &n) || parse_sdec(s, n, out) || *out < lo || *out > hi)
+    const char *s;
+    size_t n;
+    int neg;
+    uint64_t u;
+    if (scan_dec(c, 1, &neg, &u, &s, &n) || u > (uint64_t)INT64_MAX + (uint64_t)neg)
+        return expected(c, what, s, n);
+    *out = neg ? (int64_t)(0 - u) : (int64_t)u;
+    if (*out < lo || *out > hi)
         return expected(c, what, s, n);
     return 0;
 }
@@ -174,7 +228,8 @@ static int get_addrs(cursor *c, trace_line *l)
         return -1;
     for (unsigned i = 1; i < p; i++) {
         int64_t d;
-        if (get_sdec(c, "an address delta (mode 2, popcount-1 of them)", INT64_MIN, INT64_MAX,
+        if (short_sdec(c, &d) &&
+            get_sdec(c, "an address delta (mode 2, popcount-1 of them)", INT64_MIN, INT64_MAX,
                      &d))
             return -1;
         l->addr[i] = l->addr[i - 1] + (uint64_t)d;
