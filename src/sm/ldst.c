@@ -98,11 +98,8 @@ static void coalesce(sm *s, const trace_dinst *di, const uint64_t *addr, unsigne
 {
     unsigned n = (unsigned)__builtin_popcount(di->mask), m = 0;
     /* a lane with its predecessor's address adds no sector (and costs the sort a pass); it
-     * is skipped only where the full list would not reach its cap, so any cut stays put */
-    unsigned total = 0;
-    for (unsigned i = 0; i < n; i++)
-        total += (unsigned)(((addr[i] + width - 1) >> 5) - (addr[i] >> 5) + 1);
-    int skip = total <= SM_MAX_SECTORS;
+     * is skipped only where the full list could not reach its cap, so any cut stays put */
+    int skip = n * ((width + 31) / 32 + 1) <= SM_MAX_SECTORS;
     for (unsigned i = 0; i < n; i++) {
         if (skip && i && (addr[i] == addr[i - 1] || (i >= 16 && addr[i] == addr[i - 16])))
             continue;
@@ -119,6 +116,15 @@ static void coalesce(sm *s, const trace_dinst *di, const uint64_t *addr, unsigne
     s->next_sect = 0;
 }
 
+/* Whether all lanes' words together stay within the word list's cap. */
+static int words_below_cap(const uint64_t *addr, unsigned n, unsigned width)
+{
+    unsigned all = 0;
+    for (unsigned i = 0; i < n; i++)
+        all += (unsigned)(((addr[i] + width - 1) >> 2) - (addr[i] >> 2) + 1);
+    return all <= SM_MAX_SECTORS;
+}
+
 /* Shared memory: cycles the access needs = the largest number of distinct 4-byte words any
  * bank must deliver (equal words are broadcast), summed over the warp's parts. */
 static unsigned smem_cycles(sm *s, const trace_dinst *di, const uint64_t *addr, unsigned width)
@@ -128,10 +134,7 @@ static unsigned smem_cycles(sm *s, const trace_dinst *di, const uint64_t *addr, 
     unsigned per = (32 + parts - 1) / parts;
     uint64_t *words = s->sectors; /* scratch: the unit is not coalescing now */
     uint32_t cnt[128];
-    unsigned all = 0; /* as in coalesce: repeated lanes are skipped only below the cap */
-    for (unsigned i = 0; i < n; i++)
-        all += (unsigned)(((addr[i] + width - 1) >> 2) - (addr[i] >> 2) + 1);
-    int skip = all <= SM_MAX_SECTORS;
+    int skip = -1; /* as in coalesce; decided at the first repeated lane */
     for (unsigned p = 0; p < parts; p++) {
         unsigned nw = 0, worst = 0, first = ai;
         for (; lane < (p + 1) * per && lane < 32; lane++) {
@@ -139,8 +142,11 @@ static unsigned smem_cycles(sm *s, const trace_dinst *di, const uint64_t *addr, 
                 continue;
             /* the same address as the part's previous lane, or as the lane a half-warp
              * before it: the same words (a broadcast, or both half-warps on one row) */
-            if (!skip || ai == first ||
-                (addr[ai] != addr[ai - 1] && (ai < first + 16 || addr[ai] != addr[ai - 16])))
+            int rep = ai > first &&
+                      (addr[ai] == addr[ai - 1] || (ai >= first + 16 && addr[ai] == addr[ai - 16]));
+            if (rep && skip < 0)
+                skip = words_below_cap(addr, n, width);
+            if (!rep || !skip)
                 for (uint64_t a = addr[ai] >> 2; a <= (addr[ai] + width - 1) >> 2 && nw < SM_MAX_SECTORS; a++)
                     words[nw++] = a;
             ai++;
