@@ -18,14 +18,55 @@ const sim_place_ops *sim_place_find(const char *name)
     return NULL;
 }
 
-/* MemcpyHtoD: mark every sector present in its L2 slice. Accel-Sim walks the range with a
- * 32-bit address (FORMATS.md A.2), which memcpy_truncate_32bit reproduces. */
-static void memcpy_apply(sim *g, const trace_cmd *c)
+/* Prefill calls are gathered and run slice by slice, each slice's in their order: slices
+ * are independent, so the result is the same, and one slice's tag arrays stay in the host's
+ * cache while its calls run instead of every call landing in another slice. */
+typedef struct pf_call {
+    uint64_t addr;
+    uint32_t sub;
+    uint8_t mask;
+} pf_call;
+
+typedef struct pf_batch {
+    sim *g;
+    pf_call *v, *tmp;
+    uint32_t *cnt; /* per slice, then its first position */
+    uint32_t n, cap;
+} pf_batch;
+
+static void pf_flush(pf_batch *b)
 {
-    if (!g->k.memcpy_l2_prefill)
-        return;
-    sim_sync_channels(g); /* prefill stamps lines with each channel's time */
-    /* sectors of one 128-byte block that map to the same slice go in one call */
+    sim *g = b->g;
+    memset(b->cnt, 0, g->n_sub_total * sizeof *b->cnt);
+    for (uint32_t i = 0; i < b->n; i++)
+        b->cnt[b->v[i].sub]++;
+    for (uint32_t k = 0, at = 0; k < g->n_sub_total; k++) {
+        uint32_t c = b->cnt[k];
+        b->cnt[k] = at;
+        at += c;
+    }
+    for (uint32_t i = 0; i < b->n; i++)
+        b->tmp[b->cnt[b->v[i].sub]++] = b->v[i];
+    for (uint32_t i = 0; i < b->n; i++) {
+        const pf_call *x = &b->tmp[i];
+        uint32_t ch = g->sub_chan[x->sub];
+        mem_part_prefill_block(g->part[ch], x->sub - ch * g->n_sub, x->addr, x->mask);
+    }
+    b->n = 0;
+}
+
+static void pf_put(pf_batch *b, uint32_t sub, uint64_t addr, uint8_t mask)
+{
+    b->v[b->n++] = (pf_call){addr, sub, mask};
+    if (b->n == b->cap)
+        pf_flush(b);
+}
+
+/* The prefill calls of one range: sectors of one 128-byte block that map to the same slice
+ * go in one call. Accel-Sim walks the range with a 32-bit address (FORMATS.md A.2), which
+ * memcpy_truncate_32bit reproduces. */
+static void memcpy_calls(sim *g, const trace_cmd *c, pf_batch *b)
+{
     uint64_t blk = UINT64_MAX, chunk = UINT64_MAX;
     uint32_t bsub = 0, sub = 0;
     uint8_t mask = 0;
@@ -41,15 +82,14 @@ static void memcpy_apply(sim *g, const trace_cmd *c)
         if (grain >= 7 && (a & 127) == 0 && c->bytes - off >= 128 && (!mask || a >> 7 != blk)) {
             /* a whole block in one slice: the call the sector steps below would make */
             if (mask)
-                mem_part_prefill_block(g->part[bsub / g->n_sub], bsub % g->n_sub, blk << 7,
-                                       mask);
-            mem_part_prefill_block(g->part[sub / g->n_sub], sub % g->n_sub, a, 0xF);
+                pf_put(b, bsub, blk << 7, mask);
+            pf_put(b, sub, a, 0xF);
             mask = 0;
             off += 128 - MEM_SECTOR;
             continue;
         }
         if (mask && (a >> 7 != blk || sub != bsub || (mask >> cache_sector_of(a)) & 1)) {
-            mem_part_prefill_block(g->part[bsub / g->n_sub], bsub % g->n_sub, blk << 7, mask);
+            pf_put(b, bsub, blk << 7, mask);
             mask = 0;
         }
         blk = a >> 7;
@@ -57,7 +97,24 @@ static void memcpy_apply(sim *g, const trace_cmd *c)
         mask |= (uint8_t)(1u << cache_sector_of(a));
     }
     if (mask)
-        mem_part_prefill_block(g->part[bsub / g->n_sub], bsub % g->n_sub, blk << 7, mask);
+        pf_put(b, bsub, blk << 7, mask);
+}
+
+/* MemcpyHtoD: mark every sector present in its L2 slice. */
+static void memcpy_apply(sim *g, const trace_cmd *c)
+{
+    if (!g->k.memcpy_l2_prefill)
+        return;
+    sim_sync_channels(g); /* prefill stamps lines with each channel's time */
+    uint64_t most = c->bytes / MEM_SECTOR + 2;
+    pf_batch b = {g, NULL, NULL, NULL, 0, most < 8192 ? (uint32_t)most : 8192};
+    b.v = base_malloc(2 * (size_t)b.cap * sizeof *b.v);
+    b.tmp = b.v + b.cap;
+    b.cnt = base_malloc(g->n_sub_total * sizeof *b.cnt);
+    memcpy_calls(g, c, &b);
+    pf_flush(&b);
+    free(b.v);
+    free(b.cnt);
 }
 
 static int running(const sim *g, uint64_t *stream_busy, uint64_t stream)
