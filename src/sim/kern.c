@@ -106,8 +106,10 @@ static void memcpy_apply(sim *g, const trace_cmd *c)
     if (!g->k.memcpy_l2_prefill)
         return;
     sim_sync_channels(g); /* prefill stamps lines with each channel's time */
+    /* 64K calls (2 MB with the sort's copy) give each slice of a large GPU a few thousand
+     * calls per batch, which pays for bringing its tag arrays into the cache */
     uint64_t most = c->bytes / MEM_SECTOR + 2;
-    pf_batch b = {g, NULL, NULL, NULL, 0, most < 8192 ? (uint32_t)most : 8192};
+    pf_batch b = {g, NULL, NULL, NULL, 0, most < 65536 ? (uint32_t)most : 65536};
     b.v = base_malloc(2 * (size_t)b.cap * sizeof *b.v);
     b.tmp = b.v + b.cap;
     b.cnt = base_malloc(g->n_sub_total * sizeof *b.cnt);
