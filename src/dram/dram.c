@@ -109,6 +109,7 @@ struct dram {
     /* No command can issue before this cycle while nothing is pushed or popped (see
      * next_issue); the scans before it would find nothing, so they are skipped. */
     uint64_t quiet_until;
+    int eager;       /* dram_set_eager */
     uint32_t prio;
     base_slab slab;  /* every array above */
     stat_block st;
@@ -286,6 +287,8 @@ static int rules_allow(const dram *d, int cmd, uint32_t b)
     return (int64_t)d->now >= rules_ready(d, cmd, b);
 }
 
+void dram_set_eager(dram *d, int on) { d->eager = on; }
+
 int dram_rule_allows(const dram *d, int cmd, uint32_t bank)
 {
     if (cmd < 0 || cmd >= DRAM_NCMD || bank >= d->t.nbk)
@@ -410,7 +413,7 @@ static void repick(dram *d, uint32_t b)
 /* The command bank b wants next (-1: none), asking the plug-in again if its pick is stale. */
 static inline int want(dram *d, uint32_t b)
 {
-    if (d->bk[b].stale)
+    if (d->bk[b].stale || d->eager)
         repick(d, b);
     return d->bk[b].want;
 }
@@ -473,7 +476,7 @@ static void retire(dram *d)
 void dram_cycle(dram *d)
 {
     BUMP(d, queue_sum, d->qn);
-    if (d->qn && d->now >= d->quiet_until) {
+    if (d->qn && (d->now >= d->quiet_until || d->eager)) {
         if (d->dual_bus) {
             try_issue(d, COL_CMDS);
             try_issue(d, ROW_CMDS);

@@ -64,6 +64,10 @@ mem_req dram_ret_pop(dram *d);
 int dram_busy(const dram *d);                   /* anything queued or in flight */
 uint64_t dram_now(const dram *d);               /* command cycles simulated */
 
+/* Test hook: scan every bank every cycle and ask the scheduler afresh each time, with none of
+ * the skipped scans or remembered picks, so tests can check that those change nothing. */
+void dram_set_eager(dram *d, int on);
+
 /* Test hook: issue time check for command c to bank b at the current cycle: 1 if every timing
  * rule allows it now (bank state aside). */
 int dram_rule_allows(const dram *d, int cmd, uint32_t bank);
