@@ -93,15 +93,23 @@ static void sort_u64(uint64_t *v, unsigned n)
     }
 }
 
+/* Lane i (of the active lanes, first the first of its group) has the address of the lane
+ * before it or of the lane a half-warp before it: a broadcast, or both half-warps on one
+ * row. Its sectors and words are already listed, and listing them again costs the sort. */
+static int repeats(const uint64_t *addr, unsigned i, unsigned first)
+{
+    return i > first && (addr[i] == addr[i - 1] || (i >= first + 16 && addr[i] == addr[i - 16]));
+}
+
 /* The distinct sectors the active lanes touch, ascending. */
 static void coalesce(sm *s, const trace_dinst *di, const uint64_t *addr, unsigned width)
 {
     unsigned n = (unsigned)__builtin_popcount(di->mask), m = 0;
-    /* a lane with its predecessor's address adds no sector (and costs the sort a pass); it
-     * is skipped only where the full list could not reach its cap, so any cut stays put */
+    /* repeated lanes are skipped only where the full list could not reach its cap, so any
+     * cut stays where it was */
     int skip = n * ((width + 31) / 32 + 1) <= SM_MAX_SECTORS;
     for (unsigned i = 0; i < n; i++) {
-        if (skip && i && (addr[i] == addr[i - 1] || (i >= 16 && addr[i] == addr[i - 16])))
+        if (skip && repeats(addr, i, 0))
             continue;
         uint64_t a = addr[i] & ~(uint64_t)31, last = (addr[i] + width - 1) & ~(uint64_t)31;
         for (; a <= last && m < SM_MAX_SECTORS; a += 32)
@@ -140,10 +148,7 @@ static unsigned smem_cycles(sm *s, const trace_dinst *di, const uint64_t *addr, 
         for (; lane < (p + 1) * per && lane < 32; lane++) {
             if (!((di->mask >> lane) & 1u) || ai >= n)
                 continue;
-            /* the same address as the part's previous lane, or as the lane a half-warp
-             * before it: the same words (a broadcast, or both half-warps on one row) */
-            int rep = ai > first &&
-                      (addr[ai] == addr[ai - 1] || (ai >= first + 16 && addr[ai] == addr[ai - 16]));
+            int rep = repeats(addr, ai, first);
             if (rep && skip < 0)
                 skip = words_below_cap(addr, n, width);
             if (!rep || !skip)

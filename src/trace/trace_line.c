@@ -61,7 +61,7 @@ static int get_hex(cursor *c, const char *what, uint64_t max, uint64_t *out)
 
 /* The next token read as a decimal in the same pass that finds its end (with a leading '-'
  * where `sign`): 0 with its magnitude, -1 with the token (NULL at the end of the line) when
- * it is not one. Lane-address deltas make these the most frequent tokens of a trace. */
+ * it is not one. */
 static int scan_dec(cursor *c, int sign, int *neg, uint64_t *v, const char **s, size_t *n)
 {
     const char *p = c->p, *e = c->end;
@@ -88,7 +88,8 @@ static int scan_dec(cursor *c, int sign, int *neg, uint64_t *v, const char **s, 
 
 /* The common case of a signed decimal token, at most 18 digits (no overflow possible), in
  * one tight pass: 0 with the value and the cursor past it; -1 with the cursor unmoved for
- * anything else, which get_sdec then reads (or reports) in full. */
+ * anything else, which get_sdec then reads (or reports) in full. Lane-address deltas make
+ * these the most frequent tokens of a trace. */
 static int short_sdec(cursor *c, int64_t *out)
 {
     const char *q = c->p, *e = c->end;
@@ -117,7 +118,7 @@ static int get_dec(cursor *c, const char *what, uint64_t max, uint64_t *out)
     return 0;
 }
 
-static int get_sdec(cursor *c, const char *what, int64_t lo, int64_t hi, int64_t *out)
+static int get_sdec_full(cursor *c, const char *what, int64_t lo, int64_t hi, int64_t *out)
 {
     const char *s;
     size_t n;
@@ -129,6 +130,17 @@ static int get_sdec(cursor *c, const char *what, int64_t lo, int64_t hi, int64_t
     if (*out < lo || *out > hi)
         return expected(c, what, s, n);
     return 0;
+}
+
+/* A signed decimal in [lo, hi]: the short form inline, anything else read (or reported) in
+ * full. */
+static inline int get_sdec(cursor *c, const char *what, int64_t lo, int64_t hi, int64_t *out)
+{
+    const char *at = c->p;
+    if (short_sdec(c, out) == 0 && *out >= lo && *out <= hi)
+        return 0;
+    c->p = at;
+    return get_sdec_full(c, what, lo, hi, out);
 }
 
 /* "R<n>", n = 0..255. */
@@ -228,8 +240,7 @@ static int get_addrs(cursor *c, trace_line *l)
         return -1;
     for (unsigned i = 1; i < p; i++) {
         int64_t d;
-        if (short_sdec(c, &d) &&
-            get_sdec(c, "an address delta (mode 2, popcount-1 of them)", INT64_MIN, INT64_MAX,
+        if (get_sdec(c, "an address delta (mode 2, popcount-1 of them)", INT64_MIN, INT64_MAX,
                      &d))
             return -1;
         l->addr[i] = l->addr[i - 1] + (uint64_t)d;
