@@ -225,6 +225,12 @@ sm *sm_new(const sm_ctx *ctx, uint32_t id)
     sm_carve(s, &s->slab);
     base_slab_alloc(&s->slab);
     sm_carve(s, &s->slab);
+    /* Written now, while one thread runs: these are scanned (read) before they are written,
+     * and a read of an untouched page maps the shared zero page, so the first write later
+     * faults again and the kernel flushes that page from every core running a team thread
+     * (an interrupt to each, costly under a hypervisor). */
+    memset(s->w, 0, s->nwarps_max * sizeof *s->w);
+    memset(s->cta, 0, s->ncta_max * sizeof *s->cta);
     for (uint32_t i = 0; i < s->nsub; i++)
         sub_init(s, i);
     s->evcap = s->nwarps_max * 8 + 64;
