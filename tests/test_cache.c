@@ -836,6 +836,9 @@ typedef struct vm {
     int fifo;
     int refused, refused_wr; /* the last access was refused: the owner retries it */
     uint64_t refused_addr;
+    uint32_t wr_from;        /* ops from here up write (of 100) */
+    int runs;                /* ops 96..98: a run of prefills (cache_prefill_begin .. end) */
+    uint64_t evictions, run_calls;
 } vm;
 
 static void vm_set(vm *m, vm_line *x, uint8_t valid, uint8_t dirty, uint8_t resv)
@@ -884,8 +887,10 @@ static void vm_place(vm *m, vm_line *x, uint64_t ln, uint64_t now, uint64_t *wb,
         *wb = x->ln << 7;
         *wbm = x->dirty;
     }
-    if (x->used)
+    if (x->used) {
         vm_set(m, x, 0, 0, 0);
+        m->evictions++;
+    }
     *x = (vm_line){ln, now, now, 0, 0, 0, 0, 1};
 }
 
@@ -992,6 +997,44 @@ static uint64_t vm_rand(uint64_t *x)
     return *x >> 33;
 }
 
+/* Every sector the model holds valid is valid in the cache, and the counts agree. */
+static int vm_same_lines(const cache *c, const vm *m)
+{
+    uint32_t held = 0;
+    for (uint32_t i = 0; i < m->sets * m->assoc; i++) {
+        const vm_line *x = &m->l[i];
+        for (unsigned k = 0; x->used && k < 4; k++) {
+            held += (x->valid >> k) & 1;
+            if (((x->valid >> k) & 1) != cache_probe(c, (x->ln << 7) + 32 * k))
+                return 0;
+        }
+    }
+    return held > 0;
+}
+
+/* A memcpy's prefills as one run, one stamp: mostly new lines in a row, up to six times
+ * the cache, some repeated (another sector), some anywhere (hits), a few on the next stamp. */
+static void vm_prefill_run(cache *c, vm *m, uint64_t *x, uint64_t t)
+{
+    uint64_t nl = (uint64_t)m->sets * m->assoc, range = nl * 3 / 2 + 2;
+    uint64_t start = vm_rand(x) % range, len = vm_rand(x) % (6 * nl + 4);
+    cache_prefill_begin(c);
+    for (uint64_t k = 0; k < len; k++) {
+        uint64_t r = vm_rand(x), ln = start + k, tk = t;
+        if (r % 32 == 0)
+            ln = vm_rand(x) % range;
+        else if (r % 32 == 1 && k)
+            ln = start + k - 1;
+        else if (r % 64 == 2)
+            tk = t + 1;
+        uint8_t s = (r >> 8) % 4 ? (uint8_t)(1u << ((r >> 10) & 3)) : 0xF;
+        cache_prefill(c, ln << 7, s, tk);
+        vm_prefill(m, cache_set_of(c, ln << 7), ln, s, tk);
+        m->run_calls++;
+    }
+    cache_prefill_end(c);
+}
+
 static int vm_step(cache *c, vm *m, uint64_t *x, uint64_t now, vm_pend *pend, uint32_t *npend)
 {
     uint64_t r = vm_rand(x), nlines = (uint64_t)m->sets * m->assoc * 3 / 2 + 2;
@@ -1011,6 +1054,10 @@ static int vm_step(cache *c, vm *m, uint64_t *x, uint64_t now, vm_pend *pend, ui
         vm_prefill(m, set, addr >> 7, s, now / 3);
         return 1;
     }
+    if (op >= 96 && op < 99 && m->runs) {
+        vm_prefill_run(c, m, x, now / 3);
+        return st(c, "evictions") == m->evictions && vm_same_lines(c, m);
+    }
     uint64_t wb, fwb = 0;
     uint8_t fetch, wbm, fwm = 0;
     if (op == 99 && !*npend) { /* a kernel boundary: flush and invalidate */
@@ -1027,7 +1074,7 @@ static int vm_step(cache *c, vm *m, uint64_t *x, uint64_t now, vm_pend *pend, ui
         vm_invalidate(m);
         return 1;
     }
-    int write = op >= 70;
+    int write = op >= m->wr_from;
     if (m->refused && (r & 0x30)) { /* mostly the refused request again, as an owner does */
         addr = m->refused_addr;
         write = m->refused_wr;
@@ -1045,7 +1092,8 @@ static int vm_step(cache *c, vm *m, uint64_t *x, uint64_t now, vm_pend *pend, ui
     return 1;
 }
 
-static void vm_run(uint32_t sets, uint32_t assoc, int fifo, uint32_t ratio, int index)
+static cache *vm_go(uint32_t sets, uint32_t assoc, int fifo, uint32_t ratio, int index,
+                    uint32_t wr_from, int runs, uint64_t *run_calls)
 {
     cache_cfg cf = cfg_base();
     cf.sets = sets;
@@ -1056,7 +1104,8 @@ static void vm_run(uint32_t sets, uint32_t assoc, int fifo, uint32_t ratio, int 
     cf.mshr_entries = 4096;
     cf.mshr_merge = 8; /* pending sectors are filled long before 8 requests merge */
     cache *c = cache_new(&cf);
-    vm m = {calloc((size_t)sets * assoc, sizeof(vm_line)), sets, assoc, ratio, 0, 0, fifo, 0, 0, 0};
+    vm m = {calloc((size_t)sets * assoc, sizeof(vm_line)), sets, assoc, ratio, 0, 0, fifo, 0, 0,
+            0, wr_from, runs, 0, 0};
     vm_pend *pend = calloc(4096, sizeof *pend);
     uint32_t npend = 0;
     uint64_t x = sets * 1000003ull + assoc * 7 + ratio;
@@ -1071,9 +1120,34 @@ static void vm_run(uint32_t sets, uint32_t assoc, int fifo, uint32_t ratio, int 
     CHECK(st(c, "evictions") > 1000);
     CHECK(st(c, "hits") > 500);
     CHECK_EQ(st(c, "res_fails"), fail_bin(c, CACHE_FAIL_LINE)); /* the only limit reached */
-    cache_free(c);
+    CHECK_EQ(st(c, "evictions"), m.evictions);
+    if (run_calls)
+        *run_calls = m.run_calls;
     free(m.l);
     free(pend);
+    return c;
+}
+
+static void vm_run(uint32_t sets, uint32_t assoc, int fifo, uint32_t ratio, int index)
+{
+    cache_free(vm_go(sets, assoc, fifo, ratio, index, 70, 0, NULL));
+}
+
+/* Runs of prefills, some with dirty lines about (nothing is held back then): the cache that
+ * holds back what a run only churns through a victim way must end where the model does,
+ * line for line and eviction for eviction, and must have held back at least `pct` percent of
+ * the run's prefills. */
+static void vm_runs(uint32_t sets, uint32_t assoc, int fifo, uint32_t wr_from, int index,
+                    unsigned pct)
+{
+    uint64_t calls = 0;
+    cache *c = vm_go(sets, assoc, fifo, 0, index, wr_from, 1, &calls);
+
+    if (cache_prefill_deferred(c) * 100 < calls * pct)
+        test_fail_at(__FILE__, __LINE__, "%u sets x %u ways: %llu of %llu prefills held back",
+                     sets, assoc, (unsigned long long)cache_prefill_deferred(c),
+                     (unsigned long long)calls);
+    cache_free(c);
 }
 
 TEST(cache_victims_match_model_with_ties_pins_and_prefills)
@@ -1086,4 +1160,14 @@ TEST(cache_victims_match_model_with_ties_pins_and_prefills)
     vm_run(2, 65, 0, 25, CACHE_IDX_LINEAR); /* a way beyond the first 64-bit word */
     vm_run(1, 256, 1, 30, CACHE_IDX_LINEAR);
     vm_run(1, 256, 0, 10, CACHE_IDX_LINEAR);
+}
+
+TEST(cache_prefill_runs_match_model)
+{
+    vm_runs(4, 4, 0, 100, CACHE_IDX_LINEAR, 30);
+    vm_runs(8, 16, 0, 97, CACHE_IDX_LINEAR, 0); /* writes: dirty lines stop holding back */
+    vm_runs(3, 6, 1, 100, CACHE_IDX_LINEAR, 30);
+    vm_runs(16, 8, 0, 100, CACHE_IDX_IPOLY, 30);
+    vm_runs(4, 20, 1, 100, CACHE_IDX_LINEAR, 30);
+    vm_runs(2, 40, 0, 99, CACHE_IDX_LINEAR, 0);
 }

@@ -157,6 +157,12 @@ struct cache {
     uint32_t missq_room;
     uint32_t flush_pos;
     uint64_t ver;            /* changes with every change of state (not with refusals) */
+    /* a prefill run (cache_prefill_begin .. cache_prefill_end): per set, the line a prefill
+     * put in its victim way only on paper (see defer), and the sets that have one */
+    struct pf_pend *pend;
+    uint32_t *pend_sets, npend;
+    int pf_run;
+    uint64_t deferred;       /* prefills never written (for tests) */
     refusal refused;
     /* tag array, line i = set * assoc + way */
     uint64_t *tag;           /* line number (lines in use) */
@@ -183,6 +189,14 @@ struct cache {
 };
 
 enum { F_RESV = 1, F_DIRTY = 2, F_USED = 4 };
+
+typedef struct pf_pend {
+    uint64_t ln;      /* the line the set's victim way holds on paper */
+    uint64_t now;     /* the run's stamp */
+    uint64_t skipped; /* lines that held it on paper before, each evicted by the next */
+    uint32_t at;      /* that way's line index (its old line is still indexed) */
+    uint8_t mask, on, listed; /* listed: in pend_sets (once per run) */
+} pf_pend;
 
 /* Probe results and access outcomes (GPGPU-Sim cache_request_status). */
 enum { R_HIT, R_HIT_RES, R_MISS, R_SECTOR_MISS, R_FAIL };
@@ -399,6 +413,8 @@ void cache_free(cache *c)
     free(c->wreq);
     free(c->wnext);
     free(c->wseq);
+    free(c->pend);
+    free(c->pend_sets);
     stat_block_free(&c->st);
     free(c);
 }
@@ -1087,15 +1103,11 @@ size_t cache_fill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now, mem_
     return drain(c, done, n, out, max);
 }
 
-/* GPGPU-Sim force_tag_access: an on-fill style allocation whose victim is dropped. */
-void cache_prefill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now)
+/* GPGPU-Sim force_tag_access: an on-fill style allocation whose victim is dropped. Line
+ * ln (index i, NIL: not present). */
+static void prefill_now(cache *c, uint64_t line_addr, uint64_t ln, uint8_t m, uint32_t i,
+                        uint64_t now)
 {
-    c->ver++;
-    uint8_t m = c->sectored ? (uint8_t)(mask & c->full) : c->full;
-    if (!m)
-        return;
-    uint64_t ln = line_addr >> c->line_log2;
-    uint32_t i = find_line(c, ln);
     if (i == NIL) {
         i = pick_victim(c, cache_set_of(c, line_addr));
         if (i == NIL)
@@ -1108,6 +1120,96 @@ void cache_prefill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now)
     const line_st *x = &c->ls[i];
     touch(c, i, now);
     line_set(c, i, x->valid | (m & (uint8_t)~x->resv), x->dirty, x->resv);
+}
+
+/* The victim of a full set when it carries this prefill's stamp, else NIL. It is the lowest
+ * way among the unpinned lines with that stamp (none is older), and a line put there with the
+ * same stamp is the victim again. With no dirty line in the cache (prefill makes none) only
+ * reserved lines are pinned, and they stay so (no fill comes during a run); the set is alone:
+ * other sets' changes cannot alter its choices. */
+static uint32_t churning(cache *c, uint32_t set, uint64_t now)
+{
+    const set_st *s = &c->set[set];
+    if (!c->stamp || c->dirty_lines || s->used != c->cfg.assoc)
+        return NIL;
+    uint32_t i = pick_victim(c, set); /* only reads, under a stamp policy */
+    return i != NIL && c->stamp[i] == now ? i : NIL;
+}
+
+/* The line `set` holds on paper, written for real: it evicts the head as the first line of
+ * its run would have; the lines of the run after that each evicted the one before. */
+static void settle(cache *c, uint32_t set)
+{
+    pf_pend *p = &c->pend[set];
+    p->on = 0;
+    prefill_now(c, p->ln << c->line_log2, p->ln, p->mask, NIL, p->now);
+    c->st.v[CS(evictions)] += p->skipped;
+}
+
+/* In a churning set, a run of missing lines only replaces one another in the victim way: the
+ * last is kept on paper and written when the run ends, each one before it counted as an
+ * eviction. A hit ends the run first (touching a line may reorder the set), as does another
+ * stamp. Returns 1 when the prefill was taken so; else *i is the line's index now. */
+static int defer(cache *c, uint64_t line_addr, uint64_t ln, uint8_t m, uint32_t *i, uint64_t now)
+{
+    uint32_t set = cache_set_of(c, line_addr);
+    pf_pend *p = &c->pend[set];
+    if (p->on) {
+        if (*i == NIL && now == p->now) {
+            if (p->ln != ln) {
+                *p = (pf_pend){ln, now, p->skipped + 1, p->at, 0, 1, 1};
+                c->deferred++;
+            }
+            p->mask |= m;
+            return 1;
+        }
+        settle(c, set); /* a hit (touching may reorder the set), the victim's old line, or
+                         * another stamp: first the run so far for real */
+        *i = find_line(c, ln);
+    }
+    uint32_t at;
+    if (*i != NIL || (at = churning(c, set, now)) == NIL)
+        return 0;
+    if (!p->listed)
+        c->pend_sets[c->npend++] = set;
+    *p = (pf_pend){ln, now, 0, at, m, 1, 1};
+    return 1;
+}
+
+void cache_prefill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now)
+{
+    c->ver++;
+    uint8_t m = c->sectored ? (uint8_t)(mask & c->full) : c->full;
+    if (!m)
+        return;
+    uint64_t ln = line_addr >> c->line_log2;
+    uint32_t i = find_line(c, ln);
+    if (c->pf_run && defer(c, line_addr, ln, m, &i, now))
+        return;
+    prefill_now(c, line_addr, ln, m, i, now);
+}
+
+void cache_prefill_begin(cache *c)
+{
+    if (!c->pend) {
+        c->pend = base_calloc(c->cfg.sets, sizeof *c->pend);
+        c->pend_sets = base_malloc(c->cfg.sets * sizeof *c->pend_sets);
+    }
+    c->pf_run = 1;
+}
+
+uint64_t cache_prefill_deferred(const cache *c) { return c->deferred; }
+
+void cache_prefill_end(cache *c)
+{
+    for (uint32_t k = 0; k < c->npend; k++) {
+        pf_pend *p = &c->pend[c->pend_sets[k]];
+        if (p->on)
+            settle(c, c->pend_sets[k]);
+        p->listed = 0;
+    }
+    c->npend = 0;
+    c->pf_run = 0;
 }
 
 void cache_invalidate(cache *c)

@@ -131,6 +131,14 @@ size_t cache_fill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now, mem_
 
 /* Marks `mask` sectors of a line valid without any request (memcpy L2 prefill). */
 void cache_prefill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now);
+/* A run of prefills (one memcpy's share): between begin and end only cache_prefill may be
+ * called. The cache may hold back what a run of prefills into one set only churns through its
+ * victim way (a copy larger than the cache), and settles it at the end: the state and the
+ * statistics after end are those of the same prefills made one by one. */
+void cache_prefill_begin(cache *c);
+void cache_prefill_end(cache *c);
+/* Prefills a run never wrote because the next replaced them on paper (tests). */
+uint64_t cache_prefill_deferred(const cache *c);
 
 /* Invalidates everything (kernel-boundary L1 flush): dirty data is dropped, so a write-back
  * cache uses cache_flush_next first. Sectors with a fill outstanding stay reserved (their

@@ -665,6 +665,13 @@ void mem_part_prefill(mem_part *p, uint32_t sub_i, uint64_t addr)
                       p->now);
 }
 
+void mem_part_prefill_run(mem_part *p, int begin)
+{
+    for (uint32_t i = 0; i < p->n_sub; i++)
+        if (p->s[i].l2)
+            (begin ? cache_prefill_begin : cache_prefill_end)(p->s[i].l2);
+}
+
 void mem_part_prefill_block(mem_part *p, uint32_t sub_i, uint64_t addr, uint8_t mask)
 {
     sub *u = sub_at(p, sub_i);

@@ -61,6 +61,8 @@ void mem_part_prefill(mem_part *p, uint32_t sub, uint64_t addr);
 /* The same for the sectors `mask` (bit i: addr's 128-byte block + 32 i), in sector order;
  * one lookup when the L2 line is that block. */
 void mem_part_prefill_block(mem_part *p, uint32_t sub, uint64_t addr, uint8_t mask);
+/* Brackets a run of prefills with nothing else in between (cache_prefill_begin, _end). */
+void mem_part_prefill_run(mem_part *p, int begin);
 /* Kernel end with flush_l2_per_kernel: writes back and invalidates (returns DRAM writes).
  * As in GPGPU-Sim the flush takes no time and sends no DRAM traffic; the dirty sectors are
  * counted (stat flush_writebacks) and returned. */

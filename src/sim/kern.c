@@ -20,7 +20,8 @@ const sim_place_ops *sim_place_find(const char *name)
 
 /* Prefill calls are gathered and run slice by slice, each slice's in their order: slices
  * are independent, so the result is the same, and one slice's tag arrays stay in the host's
- * cache while its calls run instead of every call landing in another slice. */
+ * cache while its calls run instead of every call landing in another slice. The channels'
+ * shares are independent as well, so they run as team jobs. */
 typedef struct pf_call {
     uint64_t addr;
     uint32_t sub;
@@ -30,9 +31,23 @@ typedef struct pf_call {
 typedef struct pf_batch {
     sim *g;
     pf_call *v, *tmp;
-    uint32_t *cnt; /* per slice, then its first position */
+    uint32_t *cnt; /* per slice, then its first position, then its end */
     uint32_t n, cap;
 } pf_batch;
+
+/* Job c: channel c's calls, in order. */
+static void pf_channel(sim *g, void *ctx, uint32_t c)
+{
+    const pf_batch *b = ctx;
+    uint32_t first = c * g->n_sub, from = first ? b->cnt[first - 1] : 0;
+    uint32_t to = b->cnt[first + g->n_sub - 1];
+    mem_part_prefill_run(g->part[c], 1);
+    for (uint32_t i = from; i < to; i++) {
+        const pf_call *x = &b->tmp[i];
+        mem_part_prefill_block(g->part[c], x->sub - first, x->addr, x->mask);
+    }
+    mem_part_prefill_run(g->part[c], 0);
+}
 
 static void pf_flush(pf_batch *b)
 {
@@ -47,11 +62,7 @@ static void pf_flush(pf_batch *b)
     }
     for (uint32_t i = 0; i < b->n; i++)
         b->tmp[b->cnt[b->v[i].sub]++] = b->v[i];
-    for (uint32_t i = 0; i < b->n; i++) {
-        const pf_call *x = &b->tmp[i];
-        uint32_t ch = g->sub_chan[x->sub];
-        mem_part_prefill_block(g->part[ch], x->sub - ch * g->n_sub, x->addr, x->mask);
-    }
+    sim_team_jobs(g, g->n_chan, pf_channel, b);
     b->n = 0;
 }
 

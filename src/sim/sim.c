@@ -181,6 +181,10 @@ static void collect_active(sim *g)
  * move packets between their own buffers; pushes and pops happen in the serial phases.) */
 void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me)
 {
+    if (g->job) {
+        g->job(g, g->job_ctx, i);
+        return;
+    }
     if (i < g->task_ahead) {
         sim_ahead_task(g);
         return;
@@ -224,12 +228,28 @@ uint64_t sim_smf_take(sim *g, int k, uint32_t w)
  * by index, so a unit's state stays in one core's cache. */
 uint32_t sim_task_owner(const sim *g, uint32_t i, uint32_t threads)
 {
+    if (g->job)
+        return (uint32_t)((uint64_t)i * threads / g->job_n);
     if (i < g->task_icnt)
         return i % threads;
     i -= g->task_icnt;
     if (i < g->task_chan)
         return (uint32_t)((uint64_t)g->ch.task[i] * threads / g->n_chan);
     return (uint32_t)((uint64_t)g->active[i - g->task_chan] * threads / g->n_sm);
+}
+
+void sim_team_jobs(sim *g, uint32_t n, void (*fn)(sim *g, void *ctx, uint32_t i), void *ctx)
+{
+    if (!g->use_team || n < 2 || n > sim_team_max_tasks()) {
+        for (uint32_t i = 0; i < n; i++)
+            fn(g, ctx, i);
+        return;
+    }
+    g->job = fn;
+    g->job_ctx = ctx;
+    g->job_n = n;
+    sim_team_run(g, n, 0); /* publishing the tasks publishes the job with them */
+    g->job = NULL;
 }
 
 static void run_tasks(sim *g, uint32_t n, unsigned m)

@@ -111,6 +111,10 @@ struct sim {
     sim_team team;
     int use_team;              /* phase B goes to the team (threads > 1, team schedule) */
     uint32_t task_ahead, task_icnt, task_chan; /* phase B's tasks before the SMs' (sim.c) */
+    /* a serial phase's own parallel job (sim_team_jobs): while set, the team's tasks are its */
+    void (*job)(struct sim *g, void *ctx, uint32_t i);
+    void *job_ctx;
+    uint32_t job_n;
     sim_chans ch;
     /* watchdog */
     uint64_t moved, last_progress_cycle;
@@ -162,6 +166,10 @@ void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me); /* task i of pha
 enum { SMF_PROG, SMF_OUT, SMF_DONE, SMF_KINDS }; /* progress, a request to send, CTAs to retire */
 uint64_t sim_smf_take(sim *g, int kind, uint32_t word); /* serial: OR of the threads' bits, cleared */
 uint32_t sim_task_owner(const sim *g, uint32_t i, uint32_t threads); /* its home thread */
+/* Runs fn(g, ctx, i) for i in 0..n-1, on the team when it runs, else in order here. Each i
+ * must write only state of its own that no other i reads. */
+void sim_team_jobs(sim *g, uint32_t n, void (*fn)(struct sim *g, void *ctx, uint32_t i),
+                   void *ctx);
 /* team.c */
 uint32_t sim_team_max_tasks(void);
 void sim_team_init(sim_team *t, uint32_t threads, uint32_t max_tasks);
