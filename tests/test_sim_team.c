@@ -59,23 +59,24 @@ TEST(sim_team_read_ahead_error_matches_serial)
     free(first);
 }
 
-TEST(sim_team_many_ctas_same_json)
+/* Runs the grid in `dir` once per entry of runs (each with `extra` too): every run succeeds,
+ * its JSON holds `want1` and `want2`, and all JSONs are the same. */
+static void same_json(const char *dir, const char *const *runs, size_t n, const char *extra,
+                      const char *want1, const char *want2)
 {
-    write_grid("good_grid", NCTA);
-    const char *runs[] = {"--threads=1", "--threads=2", "--threads=5",
-                          "--threads=2 --omp_schedule=static", "--threads=2 --fast_forward=0"};
     char *first = NULL;
-    for (size_t i = 0; i < BASE_ARRAY_LEN(runs); i++) {
+    for (size_t i = 0; i < n; i++) {
         char json[512];
-        snprintf(json, sizeof json, "%s/good-%zu.json", test_tmpdir(), i);
-        test_proc p = test_lockstep("run %s --stats-json=%s %s/good_grid", runs[i], json,
-                                    test_tmpdir());
+        snprintf(json, sizeof json, "%s/%s-%zu.json", test_tmpdir(), dir, i);
+        test_proc p = test_lockstep("run %s %s --stats-json=%s %s/%s", runs[i], extra, json,
+                                    test_tmpdir(), dir);
         CHECK_EQ(p.status, 0);
         char *j = test_read_file(json, NULL);
         CHECK(j != NULL);
         if (!j)
             break;
-        CHECK_HAS(j, "\"gpu_tot_issued_cta\": 300");
+        CHECK_HAS(j, want1);
+        CHECK_HAS(j, want2);
         if (!first)
             first = j;
         else {
@@ -85,6 +86,15 @@ TEST(sim_team_many_ctas_same_json)
         }
     }
     free(first);
+}
+
+TEST(sim_team_many_ctas_same_json)
+{
+    write_grid("good_grid", NCTA);
+    const char *runs[] = {"--threads=1", "--threads=2", "--threads=5",
+                          "--threads=2 --omp_schedule=static", "--threads=2 --fast_forward=0"};
+    same_json("good_grid", runs, BASE_ARRAY_LEN(runs), "", "\"gpu_tot_issued_cta\": 300",
+              "\"gpu_tot_issued_cta\": 300");
 }
 
 /* A copy twice the L2's size ahead of the kernel: its prefill runs per channel on the team, and
@@ -97,27 +107,6 @@ TEST(sim_team_memcpy_prefill_same_json)
     test_write_text("copy_grid/kernelslist.g",
                     "MemcpyHtoD,0x00007effff800000,8454144\nkernel-1.traceg\n");
     const char *runs[] = {"--threads=1", "--threads=2", "--threads=5"};
-    char *first = NULL;
-    for (size_t i = 0; i < BASE_ARRAY_LEN(runs); i++) {
-        char json[512];
-        snprintf(json, sizeof json, "%s/copy-%zu.json", test_tmpdir(), i);
-        test_proc p = test_lockstep("run %s --memcpy_truncate_32bit=0 --stats-json=%s %s/copy_grid",
-                                    runs[i], json,
-                                    test_tmpdir());
-        CHECK_EQ(p.status, 0);
-        char *j = test_read_file(json, NULL);
-        CHECK(j != NULL);
-        if (!j)
-            break;
-        CHECK_HAS(j, "\"L2_total_cache_accesses\": 1200,");
-        CHECK_HAS(j, "\"L2_total_cache_misses\": 0,");
-        if (!first)
-            first = j;
-        else {
-            if (strcmp(first, j))
-                test_fail_at(__FILE__, __LINE__, "JSON differs with %s", runs[i]);
-            free(j);
-        }
-    }
-    free(first);
+    same_json("copy_grid", runs, BASE_ARRAY_LEN(runs), "--memcpy_truncate_32bit=0",
+              "\"L2_total_cache_accesses\": 1200,", "\"L2_total_cache_misses\": 0,");
 }
