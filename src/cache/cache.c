@@ -194,7 +194,6 @@ typedef struct pf_pend {
     uint64_t ln;      /* the line the set's victim way holds on paper */
     uint64_t now;     /* the run's stamp */
     uint64_t skipped; /* lines that held it on paper before, each evicted by the next */
-    uint32_t at;      /* that way's line index (its old line is still indexed) */
     uint8_t mask, on, listed; /* listed: in pend_sets (once per run) */
 } pf_pend;
 
@@ -1122,18 +1121,18 @@ static void prefill_now(cache *c, uint64_t line_addr, uint64_t ln, uint8_t m, ui
     line_set(c, i, x->valid | (m & (uint8_t)~x->resv), x->dirty, x->resv);
 }
 
-/* The victim of a full set when it carries this prefill's stamp, else NIL. It is the lowest
- * way among the unpinned lines with that stamp (none is older), and a line put there with the
+/* Whether a full set's victim carries this prefill's stamp. That victim is the lowest way
+ * among the unpinned lines with that stamp (none is older), and a line put there with the
  * same stamp is the victim again. With no dirty line in the cache (prefill makes none) only
  * reserved lines are pinned, and they stay so (no fill comes during a run); the set is alone:
  * other sets' changes cannot alter its choices. */
-static uint32_t churning(cache *c, uint32_t set, uint64_t now)
+static int churning(cache *c, uint32_t set, uint64_t now)
 {
     const set_st *s = &c->set[set];
     if (!c->stamp || c->dirty_lines || s->used != c->cfg.assoc)
-        return NIL;
+        return 0;
     uint32_t i = pick_victim(c, set); /* only reads, under a stamp policy */
-    return i != NIL && c->stamp[i] == now ? i : NIL;
+    return i != NIL && c->stamp[i] == now;
 }
 
 /* The line `set` holds on paper, written for real: it evicts the head as the first line of
@@ -1157,7 +1156,7 @@ static int defer(cache *c, uint64_t line_addr, uint64_t ln, uint8_t m, uint32_t 
     if (p->on) {
         if (*i == NIL && now == p->now) {
             if (p->ln != ln) {
-                *p = (pf_pend){ln, now, p->skipped + 1, p->at, 0, 1, 1};
+                *p = (pf_pend){ln, now, p->skipped + 1, 0, 1, 1};
                 c->deferred++;
             }
             p->mask |= m;
@@ -1167,12 +1166,11 @@ static int defer(cache *c, uint64_t line_addr, uint64_t ln, uint8_t m, uint32_t 
                          * another stamp: first the run so far for real */
         *i = find_line(c, ln);
     }
-    uint32_t at;
-    if (*i != NIL || (at = churning(c, set, now)) == NIL)
+    if (*i != NIL || !churning(c, set, now))
         return 0;
     if (!p->listed)
         c->pend_sets[c->npend++] = set;
-    *p = (pf_pend){ln, now, 0, at, m, 1, 1};
+    *p = (pf_pend){ln, now, 0, m, 1, 1};
     return 1;
 }
 

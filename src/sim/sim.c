@@ -240,7 +240,7 @@ uint32_t sim_task_owner(const sim *g, uint32_t i, uint32_t threads)
 
 void sim_team_jobs(sim *g, uint32_t n, void (*fn)(sim *g, void *ctx, uint32_t i), void *ctx)
 {
-    if (!g->use_team || n < 2 || n > sim_team_max_tasks()) {
+    if (!g->use_team || n < 2 || n > g->team.max_tasks) {
         for (uint32_t i = 0; i < n; i++)
             fn(g, ctx, i);
         return;

@@ -40,6 +40,7 @@ typedef struct sim_team {
     sim_team_range *range;      /* per thread */
     uint32_t *order;            /* the edge's task numbers, grouped by home thread */
     uint32_t *home;             /* per task of the edge: its home thread */
+    uint32_t max_tasks;         /* what order and home hold */
     uint32_t *count;            /* threads + 1: range bounds while grouping */
 } sim_team;
 

@@ -52,6 +52,7 @@ void sim_team_init(sim_team *t, uint32_t threads, uint32_t max_tasks)
         base_panic("out of memory (thread team ranges)");
     for (uint32_t i = 0; i < threads; i++)
         atomic_init(&t->range[i].w, 0);
+    t->max_tasks = max_tasks;
     t->order = base_calloc(max_tasks, sizeof *t->order);
     t->home = base_calloc(max_tasks, sizeof *t->home);
     t->count = base_calloc((size_t)threads + 1, sizeof *t->count);
