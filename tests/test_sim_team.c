@@ -10,7 +10,8 @@
 #define NCTA 300
 #define BAD_CTA 250
 
-/* A 1-warp-per-CTA kernel of NCTA CTAs; CTA `bad` (if < NCTA) has a malformed line. */
+/* A 1-warp-per-CTA kernel of NCTA CTAs; CTA `bad` (if < NCTA) has a malformed line. With
+ * more than one thread the CTAs are read ahead, in batches parsed on the team (ahead.c). */
 static void write_grid(const char *dir, int bad)
 {
     char path[256];
@@ -22,7 +23,10 @@ static void write_grid(const char *dir, int bad)
                         "-accelsim tracer version = 5\n-enable lineinfo = 0\n\n", NCTA);
     for (int i = 0; i < NCTA; i++) {
         base_buf_printf(&b, "#BEGIN_TB\nthread block = %d,0,0\nwarp = 0\ninsts = 3\n", i);
-        base_buf_printf(&b, "0000 ffffffff 1 R1 MOV 0 0 0\n");
+        /* static instructions that first appear in later CTAs, in an order of their own: a
+         * block parsed apart from the others must still get the serial numbering */
+        base_buf_printf(&b, "0000 ffffffff 1 R%d %s 0 0 0\n", i % 7 == 4 ? 3 : 1,
+                        i % 5 == 3 ? "IADD3" : "MOV");
         base_buf_printf(&b, "0010 ffffffff 1 R2 LDG.E 1 R4 4 1 0x%llx 4 0\n",
                         0x7f0000000000ull + 128ull * (unsigned)i);
         base_buf_printf(&b, i == bad ? "00g0 ffffffff 0 EXIT 0 0 0\n" : "0020 ffffffff 0 EXIT 0 0 0\n");

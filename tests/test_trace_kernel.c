@@ -3,7 +3,9 @@
 
 #include "isa/isa.h"
 #include "trace/trace.h"
+#include "trace_util.h"
 
+#include <lzma.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,7 +226,25 @@ TEST(trace_stats_of_a_small_kernel)
     trace_kernel_close(k);
 }
 
-/* Expects reading `text` to fail with a message containing `what`. */
+/* Reading `n` bytes of kernel text split into chunks (pools of 1, 3 and 5, batches of 1, 2
+ * and 5) must give what trace_next_cta gives: CTAs, dictionary, outcome and message. */
+static void split_agrees(const void *text, size_t n, const char *name)
+{
+    static const unsigned pool[][2] = {{1, 1}, {3, 2}, {5, 5}};
+    for (size_t i = 0; i < BASE_ARRAY_LEN(pool); i++) {
+        base_err e = {0};
+        base_rd *ra = base_rd_open_mem(name, text, n, &e);
+        base_rd *rb = base_rd_open_mem(name, text, n, &e);
+        trace_kernel *a = ra ? trace_kernel_open_rd(ra, &e) : NULL;
+        trace_kernel *b = rb ? trace_kernel_open_rd(rb, &e) : NULL;
+        if (a && b)
+            tu_check_split(a, b, pool[i][0], pool[i][1], name);
+        trace_kernel_close(a);
+        trace_kernel_close(b);
+    }
+}
+
+/* Expects reading `text` to fail with a message containing `what`, serially and split. */
 static void bad_kernel(const char *text, const char *what, int line)
 {
     base_err e = {0};
@@ -235,6 +255,7 @@ static void bad_kernel(const char *text, const char *what, int line)
         test_fail_at(__FILE__, line, "message \"%s\" lacks \"%s\"", e.msg, what);
     else if (strncmp(e.msg, "mem.traceg", 10) != 0)
         test_fail_at(__FILE__, line, "message \"%s\" does not start with the file", e.msg);
+    split_agrees(text, strlen(text), "mem.traceg");
 }
 #define BAD_K(text, what) bad_kernel(text, what, __LINE__)
 
@@ -401,6 +422,46 @@ TEST(trace_v6_lines_and_cluster_ids)
     CHECK_EQ(trace_parse_line(&f6, "0000 ffffffff 1 R1 MOV 0 0 0 0 Val zz", strlen("0000 ffffffff 1 R1 MOV 0 0 0 0 Val zz"), &l, "x", 1, &e), -1);
     CHECK_HAS(e.msg, "destination value");
     trace_line_free(&l);
+}
+
+/* The split reader on well-formed kernels, on CRLF lines and trailing blanks, on blocks that
+ * meet dictionary entries in different orders (a chunk's own numbering must be mapped), and
+ * on an xz stream cut or corrupted inside a thread block (the read error is the block's). */
+TEST(trace_split_reader_matches_next_cta)
+{
+    split_agrees(HDR80 BODY80, strlen(HDR80 BODY80), "mem.traceg");
+    base_buf b = {0};
+    base_buf_puts(&b, "-grid dim = (40,1,1)\r\n-block dim = (64,1,1)\n-shmem = 0\n-nregs = 4\n"
+                      "-binary version = 86\n-accelsim tracer version = 4\n#\n");
+    static const char *const ops[] = {"MOV", "IADD3", "FFMA", "LDG.E", "STG.E", "EXIT"};
+    for (int c = 0; c < 40; c++) {
+        base_buf_printf(&b, "#BEGIN_TB  \r\nthread block = %d,0,0\n", c);
+        for (int w = 1; w >= 0; w--) {
+            int n = 1 + (c * 7 + w) % 5;
+            base_buf_printf(&b, "warp = %d\ninsts = %d\n", w, n);
+            for (int i = 0; i < n; i++) {
+                int op = (c * 3 + w + i * 5) % 6, mem = op == 3 || op == 4;
+                char dst[16] = "0";
+                if (op != 4)
+                    snprintf(dst, sizeof dst, "1 R%d", c % 4);
+                base_buf_printf(&b, "%04x ffffffff %s %s 1 R%d%s\n", (op * 2 + c % 3) * 16, dst,
+                                ops[op], (c + i) % 9, mem ? " 4 1 0x7f0000001000 4" : " 0");
+            }
+        }
+        base_buf_puts(&b, c % 2 ? "#END_TB\t\r\n\n" : "#END_TB\n");
+    }
+    split_agrees(b.s, b.len, "many.traceg");
+
+    size_t cap = b.len + 4096, n = 0;
+    uint8_t *xz = malloc(cap);
+    CHECK_EQ(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL, (const uint8_t *)b.s, b.len,
+                                     xz, &n, cap), LZMA_OK);
+    split_agrees(xz, n, "many.traceg.xz");
+    split_agrees(xz, n * 2 / 3, "cut.traceg.xz");
+    xz[n / 2] ^= 0x55;
+    split_agrees(xz, n, "bad.traceg.xz");
+    free(xz);
+    base_buf_free(&b);
 }
 
 TEST(trace_tracez_is_named)

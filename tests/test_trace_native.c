@@ -5,63 +5,13 @@
 
 #include "trace/trace.h"
 #include "trace/trace_native.h"
+#include "trace_util.h"
 
 #include <dirent.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
 /* ---- comparisons ---- */
-
-static int same_header(const trace_header *a, const trace_header *b)
-{
-    return !strcmp(a->name, b->name) && a->kernel_id == b->kernel_id &&
-           !memcmp(a->grid, b->grid, sizeof a->grid) &&
-           !memcmp(a->block, b->block, sizeof a->block) && a->shmem == b->shmem &&
-           a->nregs == b->nregs && a->binary_version == b->binary_version &&
-           a->family == b->family && a->stream_id == b->stream_id &&
-           a->shmem_base == b->shmem_base && a->local_base == b->local_base &&
-           !strcmp(a->nvbit_version, b->nvbit_version) &&
-           a->tracer_version == b->tracer_version && a->lineinfo == b->lineinfo &&
-           a->threads_per_cta == b->threads_per_cta && a->warps_per_cta == b->warps_per_cta &&
-           a->ctas_in_grid == b->ctas_in_grid;
-}
-
-static int same_cta(const trace_cta *a, const trace_cta *b)
-{
-    if (a->index != b->index || memcmp(a->id, b->id, sizeof a->id) ||
-        memcmp(a->cluster_id, b->cluster_id, sizeof a->cluster_id) ||
-        memcmp(a->cluster_cta, b->cluster_cta, sizeof a->cluster_cta) ||
-        a->cluster_rank != b->cluster_rank || a->line != b->line || a->nwarps != b->nwarps ||
-        a->nwarps_seen != b->nwarps_seen || a->ninsts != b->ninsts || a->naddrs != b->naddrs)
-        return 0;
-    for (uint32_t w = 0; w < a->nwarps; w++)
-        if (a->warps[w].first != b->warps[w].first || a->warps[w].n != b->warps[w].n ||
-            a->warps[w].seen != b->warps[w].seen)
-            return 0;
-    for (size_t i = 0; i < a->ninsts; i++) {
-        const trace_dinst *x = &a->insts[i], *y = &b->insts[i];
-        uint64_t bx[32], by[32];
-        const uint64_t *ax = trace_cta_addrs(a, x, bx), *ay = trace_cta_addrs(b, y, by);
-        if (x->sidx != y->sidx || x->mask != y->mask || !ax != !ay ||
-            (ax && memcmp(ax, ay, (size_t)__builtin_popcount(x->mask) * sizeof *ax)))
-            return 0;
-    }
-    return 1;
-}
-
-static int same_sinst(const trace_kernel *ka, const trace_kernel *kb, uint32_t i)
-{
-    const trace_sinst *a = trace_kernel_sinst(ka, i), *b = trace_kernel_sinst(kb, i);
-    if (!a || !b || a->pc != b->pc || a->imm != b->imm || a->line_num != b->line_num ||
-        a->opcode_len != b->opcode_len || a->width != b->width || a->ndst != b->ndst ||
-        a->nsrc != b->nsrc || a->cls != b->cls || a->cat != b->cat ||
-        a->table_cat != b->table_cat || a->space != b->space || a->kind != b->kind ||
-        a->flags != b->flags || strcmp(trace_sinst_opcode(ka, a), trace_sinst_opcode(kb, b)))
-        return 0;
-    unsigned nr = (unsigned)a->ndst + a->nsrc;
-    return nr == 0 ||
-           !memcmp(trace_sinst_regs(ka, a), trace_sinst_regs(kb, b), nr * sizeof(uint16_t));
-}
 
 /* Both kernels deliver the same header, CTAs (one by one) and dictionary. */
 static void compare_kernels(const char *text, const char *native)
@@ -76,12 +26,12 @@ static void compare_kernels(const char *text, const char *native)
         return;
     }
     CHECK(!trace_kernel_is_native(a) && trace_kernel_is_native(b));
-    CHECK(same_header(trace_kernel_header(a), trace_kernel_header(b)));
+    CHECK(tu_same_header(trace_kernel_header(a), trace_kernel_header(b)));
     trace_cta ca = {0}, cb = {0};
     int ra, rb;
     uint64_t n = 0;
     while ((ra = trace_next_cta(a, &ca, &e)) == 1 && (rb = trace_next_cta(b, &cb, &e)) == 1) {
-        if (!same_cta(&ca, &cb) || trace_kernel_nsinst(a) != trace_kernel_nsinst(b)) {
+        if (!tu_same_cta(&ca, &cb) || trace_kernel_nsinst(a) != trace_kernel_nsinst(b)) {
             test_fail_at(__FILE__, __LINE__, "%s: CTA %llu differs from the text's", native,
                          (unsigned long long)n);
             break;
@@ -95,7 +45,7 @@ static void compare_kernels(const char *text, const char *native)
     CHECK_EQ(trace_kernel_nctas(b), n);
     CHECK_EQ(trace_kernel_nsinst(a), trace_kernel_nsinst(b));
     for (uint32_t i = 0; i < trace_kernel_nsinst(a); i++)
-        if (!same_sinst(a, b, i)) {
+        if (!tu_same_sinst(a, b, i)) {
             test_fail_at(__FILE__, __LINE__, "%s: dictionary entry %u differs", native, i);
             break;
         }
@@ -161,6 +111,41 @@ static int each_dir(const char *root, void (*fn)(const char *path, const char *n
 }
 
 static void check_one(const char *path, const char *name) { check_trace(path, name); }
+
+/* The split reader (pools of 1 and 7 chunks) against trace_next_cta on every kernel of a
+ * trace directory. */
+static void check_split(const char *src, const char *name)
+{
+    base_err e = {0};
+    trace_list l;
+    if (trace_list_open(src, &l, &e)) {
+        test_fail_at(__FILE__, __LINE__, "%s: %s", src, e.msg);
+        return;
+    }
+    for (size_t i = 0; i < l.ncmds; i++) {
+        if (l.cmds[i].kind != TRACE_CMD_KERNEL)
+            continue;
+        for (unsigned pool = 1; pool <= 7; pool += 6) {
+            trace_kernel *a = trace_kernel_open(l.cmds[i].path, &e);
+            trace_kernel *b = trace_kernel_open(l.cmds[i].path, &e);
+            CHECK(a && b);
+            if (a && b)
+                CHECK(tu_check_split(a, b, pool, pool, name) > 0);
+            trace_kernel_close(a);
+            trace_kernel_close(b);
+        }
+    }
+    trace_list_free(&l);
+}
+
+TEST(split_reader_matches_text_on_samples_and_shared_traces)
+{
+    CHECK(each_dir("samples/synth", check_split) >= 10);
+    check_split("samples/vecadd_sm80", "vecadd_sm80");
+    const char *p = test_shared_path("traces/accelsim");
+    if (p)
+        CHECK(each_dir(p, check_split) >= 5);
+}
 
 TEST(native_matches_text_on_samples)
 {
@@ -286,7 +271,7 @@ TEST(native_seek_by_cta)
     for (size_t i = 0; i < BASE_ARRAY_LEN(order) && order[i] < all.n; i++) {
         CHECK_EQ(trace_kernel_seek_cta(k, order[i], &e), 0);
         CHECK_EQ(trace_next_cta(k, &c, &e), 1);
-        CHECK(same_cta(&c, &all.c[order[i]]));
+        CHECK(tu_same_cta(&c, &all.c[order[i]]));
     }
     CHECK_EQ(trace_kernel_seek_cta(k, all.n, &e), 0);  /* the end */
     CHECK_EQ(trace_next_cta(k, &c, &e), 0);

@@ -13,6 +13,8 @@
  * before decoding static instructions a CTA added, and before a kernel's end, it cancels a
  * job not yet taken or waits for the running one (asking it to stop after its current CTA).
  * Without the team the ring is filled by one phase-B task, which never overlaps issue.
+ * When issue finds the ring empty (a kernel's first wave, or a helper that fell behind), a
+ * text kernel's ring is refilled by the whole team at once (read_batch, trace_par.c).
  *
  * A CTA's content does not depend on when or by whom it was read, so results are unchanged;
  * a read error is kept and reported when issue reaches that CTA, as a direct read would. The
@@ -34,6 +36,8 @@ void sim_ahead_start(sim *g, run_kernel *rk)
     rk->ahead_cap = g->n_sm;
     rk->ahead = base_calloc(rk->ahead_cap, sizeof *rk->ahead);
     rk->ahead_need = base_calloc(rk->ahead_cap, sizeof *rk->ahead_need);
+    if (g->use_team && !trace_kernel_is_native(rk->kk.tk))
+        rk->ahead_chunk = base_calloc(rk->ahead_cap, sizeof *rk->ahead_chunk);
 }
 
 int sim_ahead_wanted(const sim *g)
@@ -114,6 +118,65 @@ static void quiesce(sim *g)
         sched_yield();
 }
 
+/* A batch stops at this much text (besides a ring's worth of CTAs): memory stays bounded
+ * whatever the size of a CTA. */
+#define BATCH_BYTES ((size_t)8 << 20)
+
+typedef struct batch {
+    run_kernel *rk;
+    uint32_t first;
+} batch;
+
+static void parse_job(sim *g, void *ctx, uint32_t i)
+{
+    (void)g;
+    const batch *b = ctx;
+    run_kernel *rk = b->rk;
+    uint32_t s = (b->first + i) % rk->ahead_cap;
+    trace_parse_chunk(rk->kk.tk, rk->ahead_chunk[s], &rk->ahead[s]);
+}
+
+/* Main thread, no job running, ring empty (issue wants a CTA the helper has not read): fills
+ * the ring with the whole team. The lines of the next CTAs are split off the file here, the
+ * team parses them, and they are adopted in file order; a CTA that failed ends the ring with
+ * its error, ahead of any error or end of file the split met after it. */
+static void read_batch(sim *g, run_kernel *rk)
+{
+    trace_kernel *tk = rk->kk.tk;
+    uint32_t t = rk->ahead_tail, n = 0;
+    size_t bytes = 0;
+    int split = 1;
+    base_err split_err = {0};
+    while (n < rk->ahead_cap && bytes < BATCH_BYTES) {
+        uint32_t s = (t + n) % rk->ahead_cap;
+        if (!rk->ahead_chunk[s])
+            rk->ahead_chunk[s] = trace_chunk_new();
+        split = trace_split_cta(tk, rk->ahead_chunk[s], &split_err);
+        if (split <= 0)
+            break;
+        bytes += trace_chunk_bytes(rk->ahead_chunk[s]);
+        n++;
+    }
+    batch b = {rk, t};
+    sim_team_jobs(g, n, parse_job, &b);
+    uint32_t ok = 0;
+    for (; ok < n; ok++) {
+        uint32_t s = (t + ok) % rk->ahead_cap;
+        if (trace_adopt_cta(tk, rk->ahead_chunk[s], &rk->ahead[s], &rk->ahead_err)) {
+            rk->ahead_end = -1;
+            break;
+        }
+        rk->ahead_need[s] = (uint32_t)trace_kernel_nsinst(tk);
+    }
+    if (ok == n && split <= 0) {
+        rk->ahead_end = split == 0 ? 1 : -1;
+        if (split < 0)
+            rk->ahead_err = split_err;
+    }
+    rk->ahead_tail = (t + ok) % rk->ahead_cap;
+    atomic_fetch_add_explicit(&rk->ahead_n, ok, memory_order_release);
+}
+
 /* trace_next_cta for issue: 1 with the next CTA in *slot, 0 at the end, -1 on error. *need is
  * how many static instructions the reader knew after that CTA; when it is more than the
  * kernel has decoded, no job runs on return, so the caller may decode them. */
@@ -132,8 +195,11 @@ int sim_ahead_take(sim *g, run_kernel *rk, trace_cta *slot, uint32_t *need, base
             return 1;
         }
         quiesce(g);
-        if (!atomic_load_explicit(&rk->ahead_n, memory_order_acquire))
+        if (atomic_load_explicit(&rk->ahead_n, memory_order_acquire))
+            continue;
+        if (!rk->ahead_chunk || rk->ahead_end)
             break; /* no job runs and the ring is empty: read here */
+        read_batch(g, rk);
     }
     if (rk->ahead_end > 0)
         return 0;
@@ -150,8 +216,13 @@ void sim_ahead_free(sim *g, run_kernel *rk)
 {
     if (rk->ahead_cap)
         quiesce(g);
-    for (uint32_t i = 0; i < rk->ahead_cap; i++)
+    for (uint32_t i = 0; i < rk->ahead_cap; i++) {
         trace_cta_free(&rk->ahead[i]);
+        if (rk->ahead_chunk)
+            trace_chunk_free(rk->ahead_chunk[i]);
+    }
+    free(rk->ahead_chunk);
+    rk->ahead_chunk = NULL;
     free(rk->ahead);
     free(rk->ahead_need);
     rk->ahead = NULL;

@@ -73,6 +73,7 @@ typedef struct run_kernel {
     int ahead_go;              /* the posted job fills this kernel's ring */
     int ahead_end;             /* 1: the file ended; -1: reading failed with ahead_err */
     base_err ahead_err;
+    trace_chunk **ahead_chunk; /* per slot, text kernels on the team: its lines for parsing */
 } run_kernel;
 
 struct sim {

@@ -245,6 +245,31 @@ const char *trace_kernel_path(const trace_kernel *k);
  * later calls return 0, and the kernel should be closed. */
 int trace_next_cta(trace_kernel *k, trace_cta *cta, base_err *e);
 
+/* Reading thread blocks on several threads (text kernels only). trace_split_cta takes the
+ * next thread block's lines off the file, in file order, on the thread that owns the kernel;
+ * trace_parse_chunk decodes them on any thread, reading the kernel but changing nothing in it
+ * (a chunk keeps a dictionary of its own); trace_adopt_cta, called in file order again,
+ * merges that dictionary into the kernel's and renumbers the CTA's instructions. The CTA, the
+ * kernel's dictionary and any error message are then exactly those that trace_next_cta would
+ * have given, whatever the order or the threads of the parses. A chunk may be reused for
+ * later thread blocks of the same kernel (its dictionary then carries over, so instructions
+ * are decoded once per chunk, not once per CTA); the CTAs of one chunk must be adopted in
+ * file order. */
+typedef struct trace_chunk trace_chunk;
+
+trace_chunk *trace_chunk_new(void);
+void trace_chunk_free(trace_chunk *ch);
+/* 1: the next thread block's lines are in ch (up to its "#END_TB", or up to the end of the
+ * file or a read error, which its parse will then report); 0 at the end of the file; -1 on
+ * error (no "#BEGIN_TB" where one is due, more thread blocks than the grid, a read error). */
+int trace_split_cta(trace_kernel *k, trace_chunk *ch, base_err *e);
+/* Text bytes ch holds (to bound how many chunks are read ahead at once). */
+size_t trace_chunk_bytes(const trace_chunk *ch);
+/* Decodes ch into *cta; its outcome is kept in ch for trace_adopt_cta. */
+void trace_parse_chunk(const trace_kernel *k, trace_chunk *ch, trace_cta *cta);
+/* 0, or -1 with the parse's error (or one of merging) in e. */
+int trace_adopt_cta(trace_kernel *k, trace_chunk *ch, trace_cta *cta, base_err *e);
+
 /* The static dictionary so far (it grows as CTAs are read: pointers stay valid only until the
  * next trace_next_cta; indices stay valid for the kernel's lifetime). */
 size_t trace_kernel_nsinst(const trace_kernel *k);

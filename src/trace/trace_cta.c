@@ -8,7 +8,7 @@
 
 #include "../isa/isa.h"
 
-#define FILE_LINE(k) base_rd_name((k)->r), (unsigned long long)base_rd_lineno((k)->r)
+#define FILE_LINE(k) trace_k_name(k), (unsigned long long)trace_k_lineno(k)
 
 /* ---- dictionary ---- */
 
@@ -76,7 +76,7 @@ static int decode(trace_kernel *k, const trace_line *l, trace_sinst *s, base_err
         char what[96];
         snprintf(what, sizeof what, "an opcode of the %s ISA (binary version %d)",
                  isa_family_name(k->h.family), k->h.binary_version);
-        return trace_fail_found(e, base_rd_name(k->r), base_rd_lineno(k->r), what, l->opcode, n);
+        return trace_fail_found(e, trace_k_name(k), trace_k_lineno(k), what, l->opcode, n);
     }
     trace_space space;
     trace_kind kind;
@@ -266,7 +266,7 @@ const uint64_t *trace_cta_addrs_slow(const trace_cta *c, const trace_dinst *d, u
 static int add_inst(trace_kernel *k, trace_cta *c, base_err *e)
 {
     trace_line *l = &k->tl;
-    if (trace_parse_line(&k->fmt, k->line, k->len, l, base_rd_name(k->r), base_rd_lineno(k->r),
+    if (trace_parse_line(&k->fmt, k->line, k->len, l, trace_k_name(k), trace_k_lineno(k),
                          e))
         return -1;
     int64_t sidx = trace_k_dict_index(k, l, e);
@@ -338,9 +338,9 @@ static int read_warp(trace_kernel *k, trace_cta *c, uint64_t w, base_err *e)
     if (rc < 0)
         return -1;
     if (rc == 0)
-        return trace_fail_found(e, base_rd_name(k->r), base_rd_lineno(k->r),
+        return trace_fail_found(e, trace_k_name(k), trace_k_lineno(k),
                                 "'insts = <n>' after 'warp = <k>'", k->line, k->len);
-    uint64_t at = base_rd_lineno(k->r);
+    uint64_t at = trace_k_lineno(k);
     c->warps[w] = (trace_warp){(uint32_t)c->ninsts, 0, 1};
     c->nwarps_seen++;
     for (uint64_t i = 0; i < n; i++) {
@@ -402,7 +402,7 @@ static int read_xyz(trace_kernel *k, const char *key, uint32_t out[3], base_err 
 bad:;
     char what[64];
     snprintf(what, sizeof what, "'%s = x,y,z'", key);
-    return trace_fail_found(e, base_rd_name(k->r), base_rd_lineno(k->r), what, k->line, k->len);
+    return trace_fail_found(e, trace_k_name(k), trace_k_lineno(k), what, k->line, k->len);
 }
 
 /* "thread block = x,y,z" */
@@ -415,7 +415,7 @@ static int read_cta_id(trace_kernel *k, trace_cta *c, base_err *e)
                                    "the file", FILE_LINE(k));
     rc = read_xyz(k, "thread block", c->id, e);
     if (rc == 0)
-        return trace_fail_found(e, base_rd_name(k->r), base_rd_lineno(k->r),
+        return trace_fail_found(e, trace_k_name(k), trace_k_lineno(k),
                                 "'thread block = x,y,z'", k->line, k->len);
     return rc < 0 ? -1 : 0;
 }
@@ -436,7 +436,7 @@ static int read_cluster_line(trace_kernel *k, trace_cta *c, base_err *e)
     return rc;
 }
 
-static int is_word(const trace_kernel *k, const char *w)
+int trace_k_is_word(const trace_kernel *k, const char *w)
 {
     size_t n = strlen(w), len = k->len;
     while (len > n && (k->line[len - 1] == ' ' || k->line[len - 1] == '\t'))
@@ -454,7 +454,7 @@ static int read_warps(trace_kernel *k, trace_cta *c, base_err *e)
             return trace_fail(e, "%s:%llu: expected '#END_TB' closing the thread block of line "
                               "%llu, found the end of the file", FILE_LINE(k),
                               (unsigned long long)c->line);
-        if (is_word(k, "#END_TB"))
+        if (trace_k_is_word(k, "#END_TB"))
             return 0;
         rc = read_cluster_line(k, c, e);
         if (rc != 0) {
@@ -467,7 +467,7 @@ static int read_warps(trace_kernel *k, trace_cta *c, base_err *e)
         if (rc < 0)
             return -1;
         if (rc == 0)
-            return trace_fail_found(e, base_rd_name(k->r), base_rd_lineno(k->r),
+            return trace_fail_found(e, trace_k_name(k), trace_k_lineno(k),
                                     starts_hex(k->line, k->len)
                                         ? "'warp = <k>' or '#END_TB' (more lines than 'insts = n'?)"
                                         : "'warp = <k>' or '#END_TB'",
@@ -477,10 +477,8 @@ static int read_warps(trace_kernel *k, trace_cta *c, base_err *e)
     }
 }
 
-int trace_next_cta(trace_kernel *k, trace_cta *c, base_err *e)
+int trace_k_begin_cta(trace_kernel *k, base_err *e)
 {
-    if (k->nat)
-        return trace_nat_next_cta(k, c, e);
     if (k->done)
         return 0;
     int rc = trace_k_nonblank(k, e);
@@ -488,14 +486,24 @@ int trace_next_cta(trace_kernel *k, trace_cta *c, base_err *e)
         k->done = rc == 0;
         return rc;
     }
-    if (!is_word(k, "#BEGIN_TB"))
-        return trace_fail_found(e, base_rd_name(k->r), base_rd_lineno(k->r), "'#BEGIN_TB'",
+    if (!trace_k_is_word(k, "#BEGIN_TB"))
+        return trace_fail_found(e, trace_k_name(k), trace_k_lineno(k), "'#BEGIN_TB'",
                                 k->line, k->len);
     if (k->ctas >= k->h.ctas_in_grid)
         return trace_fail(e, "%s:%llu: expected at most %llu thread blocks (the grid), found "
                           "another", FILE_LINE(k), (unsigned long long)k->h.ctas_in_grid);
+    return 1;
+}
+
+int trace_next_cta(trace_kernel *k, trace_cta *c, base_err *e)
+{
+    if (k->nat)
+        return trace_nat_next_cta(k, c, e);
+    int rc = trace_k_begin_cta(k, e);
+    if (rc <= 0)
+        return rc;
     trace_k_cta_reset(c, k->ctas, k->h.warps_per_cta);
-    c->line = base_rd_lineno(k->r);
+    c->line = trace_k_lineno(k);
     if (read_cta_id(k, c, e) || read_warps(k, c, e)) {
         k->done = 1;  /* no resynchronising after malformed input */
         return -1;

@@ -13,12 +13,29 @@ enum {
     REQ_ALL = 31
 };
 
+static int chunk_line(trace_kernel *k, base_err *e)
+{
+    if (k->cur == k->cur_end) {
+        if (!k->cur_err)
+            return 0;
+        *e = *k->cur_err;
+        return -1;
+    }
+    k->line = (char *)k->cur; /* never written through: the parsers take const text */
+    k->len = strlen(k->cur);
+    k->cur += k->len + 1;
+    k->cur_lineno++;
+    return 1;
+}
+
 int trace_k_line(trace_kernel *k, base_err *e)
 {
     if (k->pending) {
         k->pending = 0;
         return 1;
     }
+    if (k->chunked)
+        return chunk_line(k, e);
     return base_rd_line(k->r, &k->line, &k->len, e);
 }
 
@@ -66,7 +83,7 @@ int trace_k_keynum(trace_kernel *k, const char *key, uint64_t max, uint64_t *v, 
     if (base_parse_u64(p, (size_t)(end - p), 10, v) || *v > max) {
         char what[96];
         snprintf(what, sizeof what, "a number <= %llu after '%s ='", (unsigned long long)max, key);
-        return trace_fail_found(e, base_rd_name(k->r), base_rd_lineno(k->r), what, p,
+        return trace_fail_found(e, trace_k_name(k), trace_k_lineno(k), what, p,
                                 (size_t)(end - p));
     }
     return 1;

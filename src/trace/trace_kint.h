@@ -29,7 +29,24 @@ struct trace_kernel {
      * text reader's dictionary holds at the same point */
     struct trace_native *nat;
     size_t nshown;
+    /* a reader over one thread block's lines taken off the file beforehand (trace_par.c):
+     * r is then NULL, lines come from cur (each NUL-terminated) up to cur_end, numbered after
+     * cur_lineno; at cur_end, cur_err (a read error the lines stopped at) or the end of file */
+    int chunked;
+    const char *cur, *cur_end, *cur_name;
+    uint64_t cur_lineno;
+    const base_err *cur_err;
 };
+
+/* The file name and the number of the line last read, for messages (either reader). */
+static inline const char *trace_k_name(const trace_kernel *k)
+{
+    return k->chunked ? k->cur_name : base_rd_name(k->r);
+}
+static inline uint64_t trace_k_lineno(const trace_kernel *k)
+{
+    return k->chunked ? k->cur_lineno : base_rd_lineno(k->r);
+}
 
 /* 1: a line in k->line; 0: end of file; -1: error. Honours k->pending. */
 int trace_k_line(trace_kernel *k, base_err *e);
@@ -45,5 +62,11 @@ int trace_k_keynum(trace_kernel *k, const char *key, uint64_t max, uint64_t *v, 
  * new: the same entries for text and native kernels. -1 with e set on an opcode the
  * kernel's ISA family does not have. */
 int64_t trace_k_dict_index(trace_kernel *k, const trace_line *l, base_err *e);
+
+/* The start of the next thread block: 1 with its "#BEGIN_TB" line current (the grid not yet
+ * exceeded), 0 at the end of the file (k->done set), -1 on error. */
+int trace_k_begin_cta(trace_kernel *k, base_err *e);
+/* Whether the current line is w, trailing blanks aside. */
+int trace_k_is_word(const trace_kernel *k, const char *w);
 
 #endif
