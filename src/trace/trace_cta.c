@@ -133,18 +133,37 @@ static int64_t dict_add(trace_kernel *k, const trace_line *l, uint64_t h, size_t
     return idx;
 }
 
+/* A PC nearly always carries the same static instruction, so the entry last found for a PC
+ * is tried first: one comparison instead of hashing the opcode text and registers. */
+#define MEMO_BITS 12
+static inline uint32_t *memo_slot(trace_kernel *k, uint64_t pc)
+{
+    return &k->memo[(pc >> 4 ^ pc >> (4 + MEMO_BITS)) & ((1u << MEMO_BITS) - 1)];
+}
+
 int64_t trace_k_dict_index(trace_kernel *k, const trace_line *l, base_err *e)
 {
-    if (!k->table)
+    if (!k->table) {
         table_grow(k);
+        k->memo = base_calloc(1u << MEMO_BITS, sizeof *k->memo);
+    }
+    uint32_t *m = memo_slot(k, l->pc);
+    if (*m && same(k, &k->sinst[*m - 1], l))
+        return *m - 1;
     uint64_t h = line_hash(l);
     size_t mask = k->table_cap - 1;
     for (size_t j = h & mask;; j = (j + 1) & mask) {
         uint32_t t = k->table[j];
-        if (!t)
-            return dict_add(k, l, h, j, e);
-        if (k->shash[t - 1] == h && same(k, &k->sinst[t - 1], l))
+        if (!t) {
+            int64_t idx = dict_add(k, l, h, j, e);
+            if (idx >= 0)
+                *m = (uint32_t)idx + 1;
+            return idx;
+        }
+        if (k->shash[t - 1] == h && same(k, &k->sinst[t - 1], l)) {
+            *m = t;
             return t - 1;
+        }
     }
 }
 

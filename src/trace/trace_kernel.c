@@ -381,6 +381,7 @@ void trace_kernel_close(trace_kernel *k)
     free(k->sinst);
     free(k->shash);
     free(k->table);
+    free(k->memo);
     free(k->str);
     free(k->regs);
     free(k);

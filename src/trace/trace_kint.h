@@ -19,6 +19,7 @@ struct trace_kernel {
     uint64_t *shash;     /* hash of each entry, for growing the table */
     size_t nsinst, sinst_cap, shash_cap;
     uint32_t *table;     /* open addressing: sidx + 1, 0 = empty */
+    uint32_t *memo;      /* by PC bits: sidx + 1 of the entry last found there, 0 = none */
     size_t table_cap;    /* power of two */
     char *str;           /* opcode texts, NUL-terminated */
     size_t str_len, str_cap;

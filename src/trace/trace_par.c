@@ -47,6 +47,7 @@ void trace_chunk_free(trace_chunk *ch)
     free(s->sinst);
     free(s->shash);
     free(s->table);
+    free(s->memo);
     free(s->str);
     free(s->regs);
     free(ch->text);
