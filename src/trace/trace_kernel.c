@@ -377,6 +377,12 @@ void trace_kernel_close(trace_kernel *k)
     trace_nat_free(k->nat);
     free(k->h.name);
     free(k->h.nvbit_version);
+    trace_k_parser_free(k);
+    free(k);
+}
+
+void trace_k_parser_free(trace_kernel *k)
+{
     trace_line_free(&k->tl);
     free(k->sinst);
     free(k->shash);
@@ -384,7 +390,6 @@ void trace_kernel_close(trace_kernel *k)
     free(k->memo);
     free(k->str);
     free(k->regs);
-    free(k);
 }
 
 const trace_header *trace_kernel_header(const trace_kernel *k) { return &k->h; }

@@ -64,6 +64,9 @@ int trace_k_keynum(trace_kernel *k, const char *key, uint64_t max, uint64_t *v, 
  * kernel's ISA family does not have. */
 int64_t trace_k_dict_index(trace_kernel *k, const trace_line *l, base_err *e);
 
+/* Frees the line scratch and the dictionary (all a chunk's reader owns). */
+void trace_k_parser_free(trace_kernel *k);
+
 /* The start of the next thread block: 1 with its "#BEGIN_TB" line current (the grid not yet
  * exceeded), 0 at the end of the file (k->done set), -1 on error. */
 int trace_k_begin_cta(trace_kernel *k, base_err *e);

@@ -42,14 +42,7 @@ void trace_chunk_free(trace_chunk *ch)
 {
     if (!ch)
         return;
-    trace_kernel *s = &ch->sub;
-    trace_line_free(&s->tl);
-    free(s->sinst);
-    free(s->shash);
-    free(s->table);
-    free(s->memo);
-    free(s->str);
-    free(s->regs);
+    trace_k_parser_free(&ch->sub);
     free(ch->text);
     free(ch->map);
     free(ch);
