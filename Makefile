@@ -22,10 +22,12 @@ LDLIBS   = -lzstd -llzma -lz -lm
 # lookups): about half the start-up cost of a short run. Used when the toolchain can link
 # one (static libraries present, e.g. gcc's libgomp.a; not clang's libomp) and no sanitizer
 # is on; otherwise the ordinary dynamic link. Evaluated only when the binary is linked.
+# The first use stores the answer, so the link's echo and the link itself probe once.
 STATIC_PROBE = $(BUILD)/.static-probe
-LDSTATIC = $(if $(SAN),,$(shell printf 'int main(void){return 0;}\n' | \
-             $(CC) $(OMP) -static -x c - -o $(STATIC_PROBE) $(LDLIBS) >/dev/null 2>&1 \
-             && echo -static; rm -f $(STATIC_PROBE)))
+LDSTATIC_TRY = $(if $(SAN),,$(shell printf 'int main(void){return 0;}\n' | \
+                 $(CC) $(OMP) -static -x c - -o $(STATIC_PROBE) $(LDLIBS) >/dev/null 2>&1 \
+                 && echo -static; rm -f $(STATIC_PROBE)))
+LDSTATIC = $(eval LDSTATIC := $(LDSTATIC_TRY))$(LDSTATIC)
 
 LIB_SRC  = $(filter-out src/cli/%,$(wildcard src/*/*.c))
 CLI_SRC  = $(wildcard src/cli/*.c)

@@ -587,6 +587,24 @@ static void add_samples(struct bench *b)
         new_workload(b, "samples/vecadd_sm80", "samples/vecadd_sm80");
 }
 
+/* Runs a preparing command (not a timed run): 0 when it exited with 0, else -1 after
+ * printing the command, how it ended and the tail of its stderr. */
+static int run_tool(struct bench *b, char *const argv[])
+{
+    struct sample s;
+    int status = run_child(argv, b->out_path, b->err_path, &s);
+    if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    char why[64];
+    describe_status(status, why, sizeof why);
+    fprintf(stderr, "lsbench: FAILED:");
+    for (size_t i = 0; argv[i]; i++)
+        fprintf(stderr, " %s", argv[i]);
+    fprintf(stderr, ": %s\n", why);
+    show_stderr_tail(b->err_path);
+    return -1;
+}
+
 /* ---------------------------------------------------------------- large workloads */
 
 /* The workloads of the 2-thread scaling criterion: the bundled samples run a few thousand
@@ -609,12 +627,7 @@ static void add_large(struct bench *b)
         snprintf(out, sizeof out, "--out=%s", dst);
         char *argv[] = {(char *)b->o.bin, "synth", (char *)LARGE[i][1], (char *)LARGE[i][2],
                         out, NULL};
-        struct sample s;
-        int status = run_child(argv, b->out_path, b->err_path, &s);
-        if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            fprintf(stderr, "lsbench: FAILED: %s synth %s %s %s\n", b->o.bin, LARGE[i][1],
-                    LARGE[i][2], out);
-            show_stderr_tail(b->err_path);
+        if (run_tool(b, argv)) {
             b->errors++;
             continue;
         }
@@ -642,16 +655,7 @@ static int convert_native(struct bench *b, const char *src, const char *dst)
 {
     char *argv[] = {(char *)b->o.bin, "trace", "convert", "--to", "native", (char *)src,
                     "--out", (char *)dst, NULL};
-    struct sample s;
-    int status = run_child(argv, b->out_path, b->err_path, &s);
-    if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        return 0;
-    char why[64];
-    describe_status(status, why, sizeof why);
-    fprintf(stderr, "lsbench: FAILED: %s trace convert --to native %s --out %s: %s\n",
-            b->o.bin, src, dst, why);
-    show_stderr_tail(b->err_path);
-    return -1;
+    return run_tool(b, argv);
 }
 
 /* Each native copy follows its source, so the table shows the two side by side; its

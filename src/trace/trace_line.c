@@ -59,10 +59,9 @@ static int get_hex(cursor *c, const char *what, uint64_t max, uint64_t *out)
     return 0;
 }
 
-/* The next token read as a decimal in the same pass that finds its end (with a leading '-'
- * where `sign`): 0 with its magnitude, -1 with the token (NULL at the end of the line) when
- * it is not one. */
-static int scan_dec(cursor *c, int sign, int *neg, uint64_t *v, const char **s, size_t *n)
+/* The next token read as a decimal in the same pass that finds its end: 0 with its value,
+ * -1 with the token (NULL at the end of the line) when it is not one. */
+static int scan_dec(cursor *c, uint64_t *v, const char **s, size_t *n)
 {
     const char *p = c->p, *e = c->end;
     while (p < e && is_blank(*p))
@@ -71,10 +70,8 @@ static int scan_dec(cursor *c, int sign, int *neg, uint64_t *v, const char **s, 
     *n = 0;
     if (p == e)
         return -1;
-    *neg = sign && *p == '-';
-    p += *neg;
     uint64_t x = 0;
-    int ok = p < e && !is_blank(*p);
+    int ok = 1;
     for (; p < e && !is_blank(*p); p++) {
         unsigned d = (unsigned)(*p - '0');
         if (d > 9 || __builtin_mul_overflow(x, 10u, &x) || __builtin_add_overflow(x, d, &x))
@@ -112,22 +109,16 @@ static int get_dec(cursor *c, const char *what, uint64_t max, uint64_t *out)
 {
     const char *s;
     size_t n;
-    int neg;
-    if (scan_dec(c, 0, &neg, out, &s, &n) || *out > max)
+    if (scan_dec(c, out, &s, &n) || *out > max)
         return expected(c, what, s, n);
     return 0;
 }
 
 static int get_sdec_full(cursor *c, const char *what, int64_t lo, int64_t hi, int64_t *out)
 {
-    const char *s;
-    size_t n;
-    int neg;
-    uint64_t u;
-    if (scan_dec(c, 1, &neg, &u, &s, &n) || u > (uint64_t)INT64_MAX + (uint64_t)neg)
-        return expected(c, what, s, n);
-    *out = neg ? (int64_t)(0 - u) : (int64_t)u;
-    if (*out < lo || *out > hi)
+    const char *s = NULL;
+    size_t n = 0;
+    if (!tok(c, &s, &n) || parse_sdec(s, n, out) || *out < lo || *out > hi)
         return expected(c, what, s, n);
     return 0;
 }

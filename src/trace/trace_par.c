@@ -58,12 +58,6 @@ static void append(trace_chunk *ch, const char *line, size_t n)
     ch->len += n + 1;
 }
 
-static void clear_err(base_err *e)
-{
-    e->code = 0;
-    e->msg[0] = 0;
-}
-
 int trace_split_cta(trace_kernel *k, trace_chunk *ch, base_err *e)
 {
     if (k->nat || k->chunked)
@@ -78,8 +72,8 @@ int trace_split_cta(trace_kernel *k, trace_chunk *ch, base_err *e)
     ch->read_err = 0;
     ch->parsed = 0;
     append(ch, k->line, k->len);
+    base_err_clear(&ch->rerr); /* written only by the read that fails, which ends the loop */
     for (;;) {
-        clear_err(&ch->rerr);
         rc = trace_k_line(k, &ch->rerr);
         if (rc < 0) {
             ch->read_err = 1;
@@ -112,7 +106,7 @@ void trace_parse_chunk(const trace_kernel *k, trace_chunk *ch, trace_cta *cta)
     s->done = 0;
     s->pending = 0;
     s->ctas = ch->index;
-    clear_err(&ch->perr);
+    base_err_clear(&ch->perr);
     int rc = trace_next_cta(s, cta, &ch->perr);
     if (rc == 0)
         trace_fail(&ch->perr, "%s:%llu: internal: a split thread block without its lines",
