@@ -406,7 +406,7 @@ uint32_t icnt_next_held(const icnt *n, int subnet, uint32_t dst)
 {
     const xbar *x = xb(n, subnet);
     uint32_t lim = subnet == ICNT_REQ ? n->n_sub : n->n_sm;
-    uint32_t base = n->nsubnets == 2 || subnet == ICNT_REP ? 0 : n->n_sm;
+    uint32_t base = out_port(n, subnet, 0);
     for (uint32_t p = base + dst; p < base + lim;) {
         uint64_t w = x->held[p / 64] >> (p % 64);
         if (w) {
@@ -436,15 +436,15 @@ const mem_req *icnt_peek(const icnt *n, int subnet, uint32_t dst)
 mem_req icnt_pop(icnt *n, int subnet, uint32_t dst)
 {
     xbar *x = xb(n, subnet);
-    ring *o = &x->out[out_port(n, subnet, dst)];
-    if (!icnt_peek(n, subnet, dst))
+    uint32_t port = out_port(n, subnet, dst);
+    ring *o = &x->out[port];
+    if (!o->n || ring_at(o, 0)->t_ready > n->now)
         base_panic("icnt_pop: nothing ready at output %u of subnet %d", dst, subnet);
     const pkt *p = ring_at(o, 0);
     mem_req r = p->r;
     o->flits -= p->flits;
     ring_drop_head(o);
     x->npkts--;
-    uint32_t port = out_port(n, subnet, dst);
     if (!o->n)
         x->held[port / 64] &= ~(1ull << (port % 64));
     return r;

@@ -225,7 +225,8 @@ uint64_t sim_smf_take(sim *g, int k, uint32_t w)
 
 /* The thread a task belongs to when nothing is stolen (team schedule only, which has no
  * read-ahead task: its read-ahead is a background job): SMs and channels in contiguous blocks
- * by index, so a unit's state stays in one core's cache. */
+ * by index, so a unit's state stays in one core's cache. Asked for every task of every edge,
+ * so the blocks are tables made once (homes), not a division per task. */
 uint32_t sim_task_owner(const sim *g, uint32_t i, uint32_t threads)
 {
     if (g->job)
@@ -234,9 +235,22 @@ uint32_t sim_task_owner(const sim *g, uint32_t i, uint32_t threads)
         return i % threads;
     i -= g->task_icnt;
     if (i < g->task_chan)
-        return (uint32_t)((uint64_t)g->ch.task[i] * threads / g->n_chan);
-    return (uint32_t)((uint64_t)g->active[i - g->task_chan] * threads / g->n_sm);
+        return g->home_chan[g->ch.task[i]];
+    return g->home_sm[g->active[i - g->task_chan]];
 }
+
+#ifdef _OPENMP
+/* The home threads of the SMs and channels for a team of `threads`. */
+static void homes_init(sim *g, uint32_t threads)
+{
+    g->home_sm = base_malloc(((size_t)g->n_sm + g->n_chan) * sizeof *g->home_sm);
+    g->home_chan = g->home_sm + g->n_sm;
+    for (uint32_t s = 0; s < g->n_sm; s++)
+        g->home_sm[s] = (uint32_t)((uint64_t)s * threads / g->n_sm);
+    for (uint32_t c = 0; c < g->n_chan; c++)
+        g->home_chan[c] = (uint32_t)((uint64_t)c * threads / g->n_chan);
+}
+#endif
 
 void sim_team_jobs(sim *g, uint32_t n, void (*fn)(sim *g, void *ctx, uint32_t i), void *ctx)
 {
@@ -424,6 +438,7 @@ static int run_parallel(sim *g, base_err *e, FILE *diag)
     if (g->k.threads > 1 && g->k.omp_schedule == 0 && most <= sim_team_max_tasks()) {
         int rc = 0;
         sim_team_init(&g->team, (uint32_t)g->k.threads, most);
+        homes_init(g, (uint32_t)g->k.threads);
         g->use_team = 1;
 #pragma omp parallel num_threads((int)g->k.threads)
         {
@@ -436,6 +451,8 @@ static int run_parallel(sim *g, base_err *e, FILE *diag)
         }
         g->use_team = 0;
         sim_team_free(&g->team);
+        free(g->home_sm);
+        g->home_sm = g->home_chan = NULL;
         return rc;
     }
 #endif

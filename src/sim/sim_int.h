@@ -112,6 +112,7 @@ struct sim {
     uint64_t ff_skipped;       /* core cycles jumped over */
     sim_team team;
     int use_team;              /* phase B goes to the team (threads > 1, team schedule) */
+    uint32_t *home_sm, *home_chan; /* with the team: each SM's and channel's home thread */
     uint32_t task_ahead, task_icnt, task_chan; /* phase B's tasks before the SMs' (sim.c) */
     /* a serial phase's own parallel job (sim_team_jobs): while set, the team's tasks are its */
     void (*job)(struct sim *g, void *ctx, uint32_t i);

@@ -382,13 +382,9 @@ static uint64_t warp_wake(const sm *s, uint32_t w, uint64_t now)
         return x->pos < x->end ? now : UINT64_MAX;
     if (x->ib_t > now)
         return x->ib_t;
-    if (x->code != SM_CODE_NONE) /* the cached check of the same instruction */
-        return x->code < SM_CODE_UNIT ? UINT64_MAX : now;
-    const trace_dinst *di = sm_warp_dinst(s, w, x->pos);
-    const sm_inst *d = &sm_warp_kernel(s, w)->insts[di->sidx];
-    if (d->op == SM_OP_MEMBAR && x->stores)
-        return UINT64_MAX;
-    return hazard(x, d) ? UINT64_MAX : now;
+    /* the cached check of the same instruction, or that check made now */
+    uint8_t code = x->code != SM_CODE_NONE ? x->code : warp_code(s, &s->sub[x->sched], w);
+    return code < SM_CODE_UNIT ? UINT64_MAX : now;
 }
 
 uint64_t sm_next_wake(const sm *s, uint64_t now)

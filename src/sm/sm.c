@@ -327,9 +327,7 @@ static void warp_start(sm *s, uint32_t w, uint32_t slot, const trace_warp *tw, u
 
 void sm_cta_launch(sm *s, const sm_kernel *kk, uint64_t now)
 {
-    uint32_t slot = s->pending_slot;
-    if (slot >= s->cta_hw)
-        s->cta_hw = slot + 1;
+    uint32_t slot = s->pending_slot; /* sm_cta_slot raised cta_hw for it */
     sm_cta *c = &s->cta[slot];
     if (!s->fetchable) { /* here, not in sm_new: sized by nwarps_max, needed once warps run */
         uint32_t words = (s->nwarps_max + 63) / 64;
