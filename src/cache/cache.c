@@ -1103,12 +1103,12 @@ size_t cache_fill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now, mem_
 }
 
 /* GPGPU-Sim force_tag_access: an on-fill style allocation whose victim is dropped. Line
- * ln (index i, NIL: not present). */
+ * ln (index i, NIL: not present) of `set` (NIL: not worked out yet). */
 static void prefill_now(cache *c, uint64_t line_addr, uint64_t ln, uint8_t m, uint32_t i,
-                        uint64_t now)
+                        uint32_t set, uint64_t now)
 {
     if (i == NIL) {
-        i = pick_victim(c, cache_set_of(c, line_addr));
+        i = pick_victim(c, set != NIL ? set : cache_set_of(c, line_addr));
         if (i == NIL)
             return;
         evict(c, i, NULL, NULL);
@@ -1141,17 +1141,19 @@ static void settle(cache *c, uint32_t set)
 {
     pf_pend *p = &c->pend[set];
     p->on = 0;
-    prefill_now(c, p->ln << c->line_log2, p->ln, p->mask, NIL, p->now);
+    prefill_now(c, p->ln << c->line_log2, p->ln, p->mask, NIL, set, p->now);
     c->st.v[CS(evictions)] += p->skipped;
 }
 
 /* In a churning set, a run of missing lines only replaces one another in the victim way: the
  * last is kept on paper and written when the run ends, each one before it counted as an
  * eviction. A hit ends the run first (touching a line may reorder the set), as does another
- * stamp. Returns 1 when the prefill was taken so; else *i is the line's index now. */
-static int defer(cache *c, uint64_t line_addr, uint64_t ln, uint8_t m, uint32_t *i, uint64_t now)
+ * stamp. Returns 1 when the prefill was taken so; else *i is the line's index now, and *setp
+ * its set. */
+static int defer(cache *c, uint64_t line_addr, uint64_t ln, uint8_t m, uint32_t *i,
+                 uint32_t *setp, uint64_t now)
 {
-    uint32_t set = cache_set_of(c, line_addr);
+    uint32_t set = *setp = cache_set_of(c, line_addr);
     pf_pend *p = &c->pend[set];
     if (p->on) {
         if (*i == NIL && now == p->now) {
@@ -1181,14 +1183,16 @@ void cache_prefill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now)
     if (!m)
         return;
     uint64_t ln = line_addr >> c->line_log2;
-    uint32_t i = find_line(c, ln);
-    if (c->pf_run && defer(c, line_addr, ln, m, &i, now))
+    uint32_t i = find_line(c, ln), set = NIL;
+    if (c->pf_run && defer(c, line_addr, ln, m, &i, &set, now))
         return;
-    prefill_now(c, line_addr, ln, m, i, now);
+    prefill_now(c, line_addr, ln, m, i, set, now);
 }
 
 void cache_prefill_begin(cache *c)
 {
+    if (!c->stamp)
+        return; /* without stamps no set churns (churning): nothing is ever held back */
     if (!c->pend) {
         c->pend = base_calloc(c->cfg.sets, sizeof *c->pend);
         c->pend_sets = base_malloc(c->cfg.sets * sizeof *c->pend_sets);

@@ -301,13 +301,22 @@ static uint64_t burst_start(const dram *d, int cmd)
     return d->now + (cmd == DRAM_RD ? d->t.tCL : d->t.tWL);
 }
 
+/* The first cycle cmd may issue to bank b as things stand: its timing rules, and for a column
+ * command a free data bus at its burst and room in the return queue (INT64_MAX while full).
+ * can_issue and next_issue's bound both ask this, so the bound cannot drift from the test. */
+static int64_t issue_at(const dram *d, int cmd, uint32_t b)
+{
+    int64_t t = rules_ready(d, cmd, b);
+    if (cmd != DRAM_RD && cmd != DRAM_WR)
+        return t;
+    if (d->fl_n + mem_q_len(&d->ret) >= d->ret.cap)
+        return INT64_MAX;
+    return max64(t, (int64_t)d->bus_end - (int64_t)(cmd == DRAM_RD ? d->t.tCL : d->t.tWL));
+}
+
 static int can_issue(const dram *d, int cmd, uint32_t b)
 {
-    if (!rules_allow(d, cmd, b))
-        return 0;
-    if (cmd != DRAM_RD && cmd != DRAM_WR)
-        return 1;
-    return burst_start(d, cmd) >= d->bus_end && d->fl_n + mem_q_len(&d->ret) < d->ret.cap;
+    return (int64_t)d->now >= issue_at(d, cmd, b);
 }
 
 /* The command bank b needs for queue entry qi. */
@@ -441,20 +450,13 @@ static int try_issue(dram *d, unsigned classes)
 static uint64_t next_issue(dram *d)
 {
     int64_t best = INT64_MAX;
-    int room = d->fl_n + mem_q_len(&d->ret) < d->ret.cap;
     for (uint32_t b = 0; b < d->t.nbk; b++) {
         if (!d->bk[b].nq)
             continue;
         int cmd = want(d, b);
         if (cmd < 0)
             continue;
-        int64_t t = rules_ready(d, cmd, b);
-        if (cmd == DRAM_RD || cmd == DRAM_WR) {
-            if (!room)
-                continue;
-            int64_t bus = (int64_t)d->bus_end - (int64_t)(cmd == DRAM_RD ? d->t.tCL : d->t.tWL);
-            t = bus > t ? bus : t;
-        }
+        int64_t t = issue_at(d, cmd, b);
         best = t < best ? t : best;
     }
     if (best == INT64_MAX)
