@@ -343,14 +343,7 @@ void base_nearest_format(const base_nearest *n, char *buf, size_t size)
 /* Every array starts on its own cache line. */
 #define SLAB_ALIGN 64u
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SLAB_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SLAB_ASAN 1
-#endif
-#endif
-#ifdef SLAB_ASAN
+#if BASE_ASAN
 #include <sanitizer/asan_interface.h>
 /* Under AddressSanitizer the arrays are kept apart by poisoned gaps, so an overrun into the
  * next array is still caught. */
@@ -375,7 +368,7 @@ void *base_slab_take(base_slab *s, size_t n, size_t size)
                    "(%zu bytes left, %zu asked)", s->size - s->used, bytes);
     char *p = s->p + s->used;
     s->used += bytes;
-#ifdef SLAB_ASAN
+#if BASE_ASAN
     ASAN_POISON_MEMORY_REGION(p + bytes - SLAB_GAP, SLAB_GAP);
 #endif
     return p;
@@ -407,7 +400,7 @@ void base_slab_free(base_slab *s)
 {
     if (!s->p)
         return;
-#ifdef SLAB_ASAN
+#if BASE_ASAN
     ASAN_UNPOISON_MEMORY_REGION(s->p, s->size);
 #endif
     if (s->mapped)

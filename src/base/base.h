@@ -16,6 +16,18 @@
 /* Process exit codes (documented in README.md). */
 enum { BASE_EXIT_OK = 0, BASE_EXIT_INTERNAL = 1, BASE_EXIT_USAGE = 2, BASE_EXIT_INPUT = 3 };
 
+/* 1 in AddressSanitizer builds (gcc and clang announce it differently), else 0. */
+#if defined(__SANITIZE_ADDRESS__)
+#define BASE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BASE_ASAN 1
+#endif
+#endif
+#ifndef BASE_ASAN
+#define BASE_ASAN 0
+#endif
+
 typedef struct base_err {
     int code;        /* one of BASE_EXIT_*; 0 while no error was set */
     char msg[1024];  /* one line, no trailing newline */

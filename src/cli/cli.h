@@ -15,10 +15,10 @@
  * the kernel takes a process's memory back in one step, while unmapping and freeing a GPU's
  * worth of arrays one by one costs ~0.3 ms, a sixth of a tiny run. Sanitizer builds free
  * everything (and -DLOCKSTEP_FREE_AT_EXIT does, e.g. for valgrind). */
-#if defined(__SANITIZE_ADDRESS__) || defined(LOCKSTEP_FREE_AT_EXIT)
+#if BASE_ASAN || defined(LOCKSTEP_FREE_AT_EXIT)
 #define CLI_FREE_AT_EXIT 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
+#if __has_feature(leak_sanitizer)
 #define CLI_FREE_AT_EXIT 1
 #endif
 #endif
