@@ -95,11 +95,18 @@ const stat_set *cache_stats_set(void) { return &cs_set; }
 /* An open-addressing index from 64-bit keys to small values v, whose keys live in an
  * array the owner keeps (keys[v]); linear probing, deletion by backward shift (no
  * tombstones), so lookups stay short and the order is deterministic. Values are stored plus
- * one, 0 marking a free slot, so a new table is calloc'd. */
+ * one, 0 marking a free slot, so a new table is calloc'd. Each slot also keeps the top 32
+ * bits of its key's hash: a probe compares those first and reads keys[] (a host-cache miss
+ * in a large cache) only on a match, and a deletion finds a slot's home from them alone. */
+typedef struct hidx_slot {
+    uint32_t hash;  /* top 32 bits of the key's hash (the home is its top bits) */
+    uint32_t val;   /* value + 1, or 0 */
+} hidx_slot;
+
 typedef struct hidx {
-    uint32_t *val;  /* value + 1, or 0 */
+    hidx_slot *s;
     uint32_t mask;
-    unsigned shift;
+    unsigned shift; /* 32 - log2(slots), below 32: hash >> shift is the home */
     uint32_t n;     /* values held; the table doubles past half full */
 } hidx;
 
@@ -208,67 +215,71 @@ static void hidx_init(hidx *h, uint32_t n)
     while ((1ull << bits) < 2ull * n)
         bits++;
     h->mask = (uint32_t)((1ull << bits) - 1);
-    h->shift = 64 - bits;
+    h->shift = 32 - bits;
     h->n = 0;
-    h->val = base_calloc((size_t)h->mask + 1, sizeof *h->val);
+    h->s = base_calloc((size_t)h->mask + 1, sizeof *h->s);
 }
 
-static uint32_t hidx_home(const hidx *h, uint64_t key)
-{
-    return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> h->shift);
-}
+static uint32_t hidx_hash(uint64_t key) { return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32); }
+
+static uint32_t hidx_home(const hidx *h, uint32_t hash) { return hash >> h->shift; }
 
 /* The slot holding key, or the free slot where it would go. */
-static uint32_t hidx_slot(const hidx *h, const uint64_t *keys, uint64_t key)
+static uint32_t hidx_find(const hidx *h, const uint64_t *keys, uint64_t key, uint32_t hash)
 {
-    uint32_t i = hidx_home(h, key), v;
-    while ((v = h->val[i]) && keys[v - 1] != key)
+    uint32_t i = hidx_home(h, hash), v;
+    while ((v = h->s[i].val) && (h->s[i].hash != hash || keys[v - 1] != key))
         i = (i + 1) & h->mask;
     return i;
 }
 
 static uint32_t hidx_get(const hidx *h, const uint64_t *keys, uint64_t key)
 {
-    return h->val[hidx_slot(h, keys, key)] - 1; /* a free slot: NIL */
+    return h->s[hidx_find(h, keys, key, hidx_hash(key))].val - 1; /* a free slot: NIL */
 }
 
-static void hidx_grow(hidx *h, const uint64_t *keys)
+static void hidx_grow(hidx *h)
 {
     hidx old = *h;
     hidx_init(h, old.mask + 1);
-    for (uint32_t i = 0; i <= old.mask; i++)
-        if (old.val[i])
-            h->val[hidx_slot(h, keys, keys[old.val[i] - 1])] = old.val[i];
+    for (uint32_t i = 0; i <= old.mask; i++) {
+        if (!old.s[i].val)
+            continue;
+        uint32_t j = hidx_home(h, old.s[i].hash);
+        while (h->s[j].val) /* every key in the old table is distinct */
+            j = (j + 1) & h->mask;
+        h->s[j] = old.s[i];
+    }
     h->n = old.n;
-    free(old.val);
+    free(old.s);
 }
 
 static void hidx_put(hidx *h, const uint64_t *keys, uint64_t key, uint32_t v)
 {
     if (2 * (h->n + 1) > h->mask + 1)
-        hidx_grow(h, keys);
-    uint32_t i = hidx_slot(h, keys, key);
-    h->n += !h->val[i];
-    h->val[i] = v + 1;
+        hidx_grow(h);
+    uint32_t hash = hidx_hash(key), i = hidx_find(h, keys, key, hash);
+    h->n += !h->s[i].val;
+    h->s[i] = (hidx_slot){hash, v + 1};
 }
 
 static void hidx_del(hidx *h, const uint64_t *keys, uint64_t key)
 {
-    uint32_t i = hidx_slot(h, keys, key), j = i;
-    if (!h->val[i])
+    uint32_t i = hidx_find(h, keys, key, hidx_hash(key)), j = i;
+    if (!h->s[i].val)
         return;
     for (;;) {
         j = (j + 1) & h->mask;
-        if (!h->val[j])
+        if (!h->s[j].val)
             break;
-        uint32_t home = hidx_home(h, keys[h->val[j] - 1]);
+        uint32_t home = hidx_home(h, h->s[j].hash);
         int stays = j > i ? (home > i && home <= j) : (home > i || home <= j);
         if (!stays) {
-            h->val[i] = h->val[j];
+            h->s[i] = h->s[j];
             i = j;
         }
     }
-    h->val[i] = 0;
+    h->s[i] = (hidx_slot){0, 0};
     h->n--;
 }
 
@@ -310,7 +321,7 @@ static void tags_free(cache *c)
     free(c->set);
     free(c->busy);
     free(c->age);
-    free(c->tix.val);
+    free(c->tix.s);
     free(c->cand);
 }
 
@@ -408,7 +419,7 @@ void cache_free(cache *c)
     free(c->ent);
     free(c->ent_free);
     free(c->ent_key);
-    free(c->mix.val);
+    free(c->mix.s);
     free(c->wreq);
     free(c->wnext);
     free(c->wseq);
