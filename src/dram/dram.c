@@ -107,7 +107,7 @@ struct dram {
     mem_q ret;
     uint64_t now, bus_end;
     /* No command can issue before this cycle while nothing is pushed or popped (see
-     * next_issue); the scans before it would find nothing, so they are skipped. */
+     * try_issue); the scans before it would find nothing, so they are skipped. */
     uint64_t quiet_until;
     int eager;       /* dram_set_eager */
     uint32_t prio;
@@ -303,7 +303,7 @@ static uint64_t burst_start(const dram *d, int cmd)
 
 /* The first cycle cmd may issue to bank b as things stand: its timing rules, and for a column
  * command a free data bus at its burst and room in the return queue (INT64_MAX while full).
- * can_issue and next_issue's bound both ask this, so the bound cannot drift from the test. */
+ * The scan's test and its bound both come from this, so the bound cannot drift from the test. */
 static int64_t issue_at(const dram *d, int cmd, uint32_t b)
 {
     int64_t t = rules_ready(d, cmd, b);
@@ -312,11 +312,6 @@ static int64_t issue_at(const dram *d, int cmd, uint32_t b)
     if (d->fl_n + mem_q_len(&d->ret) >= d->ret.cap)
         return INT64_MAX;
     return max64(t, (int64_t)d->bus_end - (int64_t)(cmd == DRAM_RD ? d->t.tCL : d->t.tWL));
-}
-
-static int can_issue(const dram *d, int cmd, uint32_t b)
-{
-    return (int64_t)d->now >= issue_at(d, cmd, b);
 }
 
 /* The command bank b needs for queue entry qi. */
@@ -427,41 +422,32 @@ static inline int want(dram *d, uint32_t b)
     return d->bk[b].want;
 }
 
-/* One round-robin scan; issues the first allowed command of a class in `classes`. */
-static int try_issue(dram *d, unsigned classes)
+/* One round-robin scan: issues the first allowed command of a class in `classes` and returns
+ * 1, or returns 0 having lowered *bound to the first cycle any bank's wanted command (of any
+ * class) may issue. That bound holds until a push or a return-queue pop: each bank's pick,
+ * its command and the rules' last-issue times stay as they are until a command issues, and
+ * a column command blocked by a full return queue stays blocked until a pop (retiring moves
+ * a burst into the queue without changing the sum). So a scan that issues nothing also
+ * tells how many cycles the next scans would find nothing. */
+static int try_issue(dram *d, unsigned classes, int64_t *bound)
 {
     uint32_t nbk = d->t.nbk, b = d->prio;
+    int64_t now = (int64_t)d->now, best = *bound;
     for (uint32_t i = 0; i < nbk; i++, b = b + 1 < nbk ? b + 1 : 0) {
-        if (!d->bk[b].nq)
-            continue;
-        int cmd = want(d, b);
-        if (cmd < 0 || !(classes >> cmd & 1u) || !can_issue(d, cmd, b))
-            continue;
-        issue(d, cmd, b, (uint32_t)d->bk[b].qi);
-        return 1;
-    }
-    return 0;
-}
-
-/* A lower bound on the cycle of the next command, valid until a push or a return-queue pop:
- * each bank's pick, its command and the rules' last-issue times stay as they are until a
- * command issues, and a column command blocked by a full return queue stays blocked until
- * a pop (retiring moves a burst into the queue without changing the sum). */
-static uint64_t next_issue(dram *d)
-{
-    int64_t best = INT64_MAX;
-    for (uint32_t b = 0; b < d->t.nbk; b++) {
         if (!d->bk[b].nq)
             continue;
         int cmd = want(d, b);
         if (cmd < 0)
             continue;
         int64_t t = issue_at(d, cmd, b);
+        if (t <= now && (classes >> cmd & 1u)) {
+            issue(d, cmd, b, (uint32_t)d->bk[b].qi);
+            return 1;
+        }
         best = t < best ? t : best;
     }
-    if (best == INT64_MAX)
-        return UINT64_MAX;
-    return best > (int64_t)d->now ? (uint64_t)best : d->now;
+    *bound = best;
+    return 0;
 }
 
 static void retire(dram *d)
@@ -475,18 +461,24 @@ static void retire(dram *d)
     }
 }
 
+/* After a cycle that issued, the next is scanned again (its scan finds the new bound). */
+static void issue_cycle(dram *d)
+{
+    int64_t bound = INT64_MAX;
+    int issued = d->dual_bus ? try_issue(d, COL_CMDS, &bound) | try_issue(d, ROW_CMDS, &bound)
+                             : try_issue(d, ROW_CMDS | COL_CMDS, &bound);
+    if (issued)
+        d->quiet_until = d->now + 1;
+    else
+        d->quiet_until = bound == INT64_MAX ? UINT64_MAX
+                         : bound > (int64_t)d->now ? (uint64_t)bound : d->now;
+}
+
 void dram_cycle(dram *d)
 {
     BUMP(d, queue_sum, d->qn);
-    if (d->qn && (d->now >= d->quiet_until || d->eager)) {
-        if (d->dual_bus) {
-            try_issue(d, COL_CMDS);
-            try_issue(d, ROW_CMDS);
-        } else {
-            try_issue(d, ROW_CMDS | COL_CMDS);
-        }
-        d->quiet_until = next_issue(d);
-    }
+    if (d->qn && (d->now >= d->quiet_until || d->eager))
+        issue_cycle(d);
     d->now++;
     BUMP(d, cmd_cycles, 1);
     retire(d);
