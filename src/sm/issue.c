@@ -327,26 +327,14 @@ static void order_rebuild(sm *s, sm_subcore *c)
 
 /* The first warp in order that can issue does; otherwise the cycle's stall reason is the
  * first one in order other than an empty instruction buffer. */
-static void schedule(sm *s, sm_subcore *c, uint64_t now)
+/* The scan of a sub-core's warps in policy order: the first ready warp issues; otherwise the
+ * cycle's stall reason and how long it holds are remembered (memo_*). */
+static void schedule_scan(sm *s, sm_subcore *c, uint64_t now)
 {
     stat_block *st = &s->st;
-    if (!c->order_ok) {
-        order_rebuild(s, c);
-        c->memo_ok = 0;
-    }
-    uint32_t n = c->norder;
-    if (!n) {
-        if (s->nctas)
-            st->v[SMS_STALL + SM_ST_IDLE]++;
-        return;
-    }
-    if (c->memo_ok && now < c->memo_until && !(c->memo_mem && sm_ldst_can_take(s))) {
-        st->v[SMS_STALL + c->memo_why]++;
-        return;
-    }
     int why = SM_ST_IDLE, mem = 0;
     uint64_t until = UINT64_MAX;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < c->norder; i++) {
         uint32_t w = c->order[i];
         int r = check_warp(s, c, w, now, &until, &mem);
         if (r == SM_ST_ISSUED) {
@@ -362,6 +350,26 @@ static void schedule(sm *s, sm_subcore *c, uint64_t now)
     c->memo_why = (uint8_t)why;
     c->memo_mem = (uint8_t)mem;
     c->memo_until = until;
+}
+
+/* Most cycles of a busy SM repeat the last scan's stall (memo_*): that test stays inline, in
+ * front of the call to the scan. */
+static inline void schedule(sm *s, sm_subcore *c, uint64_t now)
+{
+    if (!c->order_ok) {
+        order_rebuild(s, c);
+        c->memo_ok = 0;
+    }
+    if (!c->norder) {
+        if (s->nctas)
+            s->st.v[SMS_STALL + SM_ST_IDLE]++;
+        return;
+    }
+    if (c->memo_ok && now < c->memo_until && !(c->memo_mem && sm_ldst_can_take(s))) {
+        s->st.v[SMS_STALL + c->memo_why]++;
+        return;
+    }
+    schedule_scan(s, c, now);
 }
 
 void sm_issue_cycle(sm *s, uint64_t now)
