@@ -214,8 +214,8 @@ uint32_t mem_map_sub_partition(const mem_map *m, uint64_t addr)
     if (!m->linear)
         return sub_partition_decoded(m, addr);
     uint32_t v = 0;
-    for (int j = 0; j < 8; j++)
-        v ^= m->lin[j][addr >> 8 * j & 255];
+    for (int j = 0; addr; j++, addr >>= 8) /* a zero byte adds nothing */
+        v ^= m->lin[j][addr & 255];
     return v;
 }
 

@@ -77,8 +77,9 @@ typedef struct sub {
 /* GPGPU-Sim partition_address: the address without its channel and sub-partition bits. */
 typedef struct paddr {
     int gap, chip_s;          /* gap: non-power-of-two channels, divide them out at chip_s */
-    uint32_t n_mem, nstrip;
-    uint8_t strip[64];        /* bit positions to squeeze out, highest first */
+    uint32_t n_mem, nseg;
+    struct { uint64_t mask; unsigned shift; } seg[32]; /* kept bit runs, each moved down
+                                                        * by the squeezed-out bits below it */
 } paddr;
 
 struct mem_part {
@@ -143,11 +144,10 @@ static uint64_t partition_addr(const void *ctx, uint64_t addr)
         uint64_t low = addr & (((uint64_t)1 << q->chip_s) - 1);
         addr = ((addr >> q->chip_s) / q->n_mem) << q->chip_s | low;
     }
-    for (uint32_t i = 0; i < q->nstrip; i++) {
-        int b = q->strip[i];
-        addr = (addr >> (b + 1)) << b | (addr & (((uint64_t)1 << b) - 1));
-    }
-    return addr;
+    uint64_t out = 0;
+    for (uint32_t i = 0; i < q->nseg; i++)
+        out |= (addr & q->seg[i].mask) >> q->seg[i].shift;
+    return out;
 }
 
 /* Channel bits (not with mod/div channels) and the lowest log2(n_sub) bank bits. */
@@ -168,10 +168,19 @@ static void paddr_init(paddr *q, const mem_addrmap *map, const knobs *k)
             strip |= (uint64_t)1 << b;
             want--;
         }
-    q->nstrip = 0;
-    for (int b = 63; b >= 0; b--)
-        if (strip >> b & 1)
-            q->strip[q->nstrip++] = (uint8_t)b;
+    q->nseg = 0;
+    unsigned below = 0; /* squeezed-out bits below b */
+    for (int b = 0; b < 64; b++) {
+        if (strip >> b & 1) {
+            below++;
+            continue;
+        }
+        if (!q->nseg || q->seg[q->nseg - 1].shift != below) {
+            q->seg[q->nseg].mask = 0;
+            q->seg[q->nseg++].shift = below;
+        }
+        q->seg[q->nseg - 1].mask |= (uint64_t)1 << b;
+    }
 }
 
 static void sub_init(mem_part *p, sub *u, const knobs *k)
