@@ -1078,6 +1078,14 @@ static size_t drain(cache *c, const uint32_t *done, unsigned n, mem_req *out, si
     return k;
 }
 
+void cache_prefetch_fill(const cache *c, uint64_t addr)
+{
+    uint64_t ln = addr >> c->line_log2;
+    uint64_t key = c->sectored ? (ln << 2) + cache_sector_of(addr) : ln;
+    __builtin_prefetch(&c->mix.s[hidx_home(&c->mix, hidx_hash(key))]);
+    __builtin_prefetch(&c->tix.s[hidx_home(&c->tix, hidx_hash(ln))]);
+}
+
 size_t cache_fill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now, mem_req *out,
                   size_t max, uint64_t *wb_addr, uint8_t *wb_mask)
 {

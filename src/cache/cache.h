@@ -126,6 +126,9 @@ int cache_probe(const cache *c, uint64_t addr);
  * that passes max >= mshr_merge * 4 never loses one; more waiters than max: panic). A line
  * cache's entry completes when all its fetched sectors have arrived (one call with the
  * whole mask, or one per sector). Sectors without an MSHR entry are ignored. */
+/* A hint, no effect on the cache: the sector at addr will soon be filled, so the index slots
+ * the fill looks up first are fetched into the host cache meanwhile. */
+void cache_prefetch_fill(const cache *c, uint64_t addr);
 size_t cache_fill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now, mem_req *out,
                   size_t max, uint64_t *wb_addr, uint8_t *wb_mask);
 

@@ -537,6 +537,8 @@ static void dram_return(mem_part *p)
             return;
         p->ret.loc = MEM_AT_DRAM_RET;
         mem_q_push(&u->from_dram, &p->ret);
+        if (is_fill(u, &p->ret)) /* filled by this channel's next L2 cycles */
+            cache_prefetch_fill(u->l2, p->ret.addr);
         p->l2_quiet = 0;
     }
     return_credit(p, i);

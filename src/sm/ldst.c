@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SLOT_FILL 0xFFFFu /* a request that fills the L1D: its waiters are in the MSHR */
 
 int sm_ldst_can_take(const sm *s) { return s->lq_n < s->lq_cap; }
 

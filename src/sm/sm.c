@@ -441,7 +441,12 @@ int sm_cycle(sm *s, uint64_t now)
 
 mem_q *sm_outbound(sm *s) { return &s->out; }
 int sm_inbound_room(const sm *s) { return !mem_q_full(&s->in); }
-void sm_inbound_push(sm *s, const mem_req *r) { mem_q_push(&s->in, r); }
+void sm_inbound_push(sm *s, const mem_req *r)
+{
+    mem_q_push(&s->in, r);
+    if (s->l1d && r->slot == SLOT_FILL && r->op != MEM_WR)
+        cache_prefetch_fill(s->l1d, r->addr); /* the reply fills in this SM's next cycle */
+}
 stat_block *sm_stats(sm *s) { return &s->st; }
 uint64_t sm_warp_insts(const sm *s) { return s->st.v[SMS_warp_insts]; }
 uint32_t sm_pending_requests(const sm *s) { return s->npend; }

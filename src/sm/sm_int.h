@@ -21,6 +21,8 @@ typedef enum sm_stall {
 extern const char *const sm_stall_names[SM_NSTALL];
 #define SMS_STALL SMS_NCOUNTERS  /* first slot of the DIST "issue" */
 
+#define SLOT_FILL 0xFFFFu /* a request that fills the L1D: its waiters are in the MSHR */
+
 enum { SM_W_FREE, SM_W_ACTIVE, SM_W_BARRIER, SM_W_EXITED, SM_W_DONE };
 
 typedef struct sm_warp {
