@@ -63,11 +63,17 @@ typedef struct pkt {
     int subnet;
 } pkt;
 
-/* A FIFO of packets by value, with the flits it holds (reserved flits for outputs). */
+/* A FIFO of packets by value, with the flits it holds (reserved flits for outputs). It may
+ * hold up to max packets (one per flit of its buffer, plus one). Its array starts at
+ * RING_FIRST packets in the icnt's slab and doubles on the heap when full: a ring's head
+ * walks its whole array, so a full-size array would cost a page fault per 64 packets of
+ * every ring in every run, in the serial hand-offs; most rings never hold more than a few. */
 typedef struct ring {
     pkt *v;
-    uint32_t cap, head, n, flits;
+    uint32_t cap, max, head, n, flits;
 } ring;
+
+#define RING_FIRST 8u
 
 typedef struct xbar {
     uint32_t nin, nout;
@@ -97,19 +103,44 @@ struct icnt {
 };
 
 /* q is NULL in the sizing pass (the ring array itself is not carved yet). */
-static void ring_carve(ring *q, uint32_t cap, base_slab *b)
+static void ring_carve(ring *q, uint32_t max, base_slab *b)
 {
+    uint32_t cap = max < RING_FIRST ? max : RING_FIRST;
     pkt *v = base_slab_take(b, cap, sizeof *v);
     if (q)
-        *q = (ring){v, cap, 0, 0, 0};
+        *q = (ring){v, cap, max, 0, 0, 0};
+}
+
+/* The array doubles (up to max), its packets moved to the front in order. Slots are found
+ * by index, never kept as pointers across a push, so the move is invisible. */
+static void ring_grow(ring *q)
+{
+    uint32_t cap = q->cap * 2 < q->max ? q->cap * 2 : q->max;
+    pkt *v = base_malloc((size_t)cap * sizeof *v);
+    uint32_t first = q->cap - q->head < q->n ? q->cap - q->head : q->n;
+    memcpy(v, &q->v[q->head], first * sizeof *v);
+    memcpy(&v[first], q->v, (q->n - first) * sizeof *v);
+    if (q->cap > RING_FIRST)
+        free(q->v);
+    q->v = v;
+    q->cap = cap;
+    q->head = 0;
+}
+
+static void ring_free(ring *q)
+{
+    if (q->cap > RING_FIRST)
+        free(q->v);
 }
 
 static pkt *ring_at(const ring *q, uint32_t i) { return &q->v[mem_ring_slot(q->head, i, q->cap)]; }
 
 static pkt *ring_push(ring *q, const pkt *p)
 {
-    if (q->n >= q->cap)
-        base_panic("icnt: packet ring full (cap %u)", q->cap);
+    if (q->n >= q->max)
+        base_panic("icnt: packet ring full (%u packets)", q->max);
+    if (q->n == q->cap)
+        ring_grow(q);
     pkt *slot = ring_at(q, q->n);
     *slot = *p;
     q->n++;
@@ -122,8 +153,7 @@ static void ring_drop_head(ring *q)
     q->n--;
 }
 
-/* Every array of a crossbar; run in both passes of the icnt's slab. The packet rings are
- * sized for full buffers, and a short run touches only their first entries. */
+/* Every array of a crossbar; run in both passes of the icnt's slab. */
 static void xbar_carve(xbar *x, uint32_t nin, uint32_t nout, const icnt *n, base_slab *b)
 {
     x->nin = nin;
@@ -206,8 +236,14 @@ void icnt_free(icnt *n)
 {
     if (!n)
         return;
-    for (uint32_t s = 0; s < n->nsubnets; s++)
-        stat_block_free(&n->x[s].st);
+    for (uint32_t s = 0; s < n->nsubnets; s++) {
+        xbar *x = &n->x[s];
+        for (uint32_t i = 0; i < x->nin; i++)
+            ring_free(&x->in[i]);
+        for (uint32_t o = 0; o < x->nout; o++)
+            ring_free(&x->out[o]);
+        stat_block_free(&x->st);
+    }
     base_slab_free(&n->slab);
     stat_block_free(&n->st);
     stat_block_free(&n->sum);
@@ -235,7 +271,7 @@ static uint32_t out_port(const icnt *n, int subnet, uint32_t dst)
 
 static int room(const ring *q, uint32_t flits, uint32_t limit)
 {
-    if (q->n >= q->cap)
+    if (q->n >= q->max)
         return 0;
     return q->flits == 0 || q->flits + flits <= limit;
 }
