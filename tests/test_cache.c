@@ -63,7 +63,7 @@ static uint8_t fill_wb_mask;
 
 static size_t fill(cache *c, uint64_t line, uint8_t mask, uint64_t now)
 {
-    return cache_fill(c, line, mask, now, fill_out, 64, &fill_wb_addr, &fill_wb_mask);
+    return cache_fill(c, line, mask, 0, now, fill_out, 64, &fill_wb_addr, &fill_wb_mask);
 }
 
 static uint64_t st(cache *c, const char *name) { return stat_get(cache_stats(c), name); }
@@ -1170,4 +1170,76 @@ TEST(cache_prefill_runs_match_model)
     vm_runs(16, 8, 0, 100, CACHE_IDX_IPOLY, 30);
     vm_runs(4, 20, 1, 100, CACHE_IDX_LINEAR, 30);
     vm_runs(2, 40, 0, 99, CACHE_IDX_LINEAR, 0);
+}
+
+/* A fill's hint saves lookups and nothing else: twin caches fed the same accesses, one
+ * filled with each fetch's own hint, the other with none, another fetch's, a freed entry's
+ * or garbage, agree on every fill's waiters and writeback and on every statistic. */
+typedef struct hint_fetch {
+    uint64_t line;
+    uint8_t mask;
+    uint32_t hint;
+} hint_fetch;
+
+static void hint_twins(cache_cfg cf)
+{
+    cache *a = cache_new(&cf), *b = cache_new(&cf);
+    hint_fetch q[256];
+    unsigned n = 0;
+    uint64_t x = 88172645463325252ull;
+    mem_req out_a[64], out_b[64];
+    for (uint64_t now = 1; now < 4000; now++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        if (n && (x % 3 == 0 || n == 256)) { /* fill a random outstanding fetch */
+            unsigned k = (unsigned)(x >> 8) % n;
+            hint_fetch f = q[k];
+            q[k] = q[--n];
+            uint32_t wrong[4] = {0, n ? q[(x >> 20) % n].hint : 7, f.hint + 1,
+                                 (uint32_t)(x >> 32)};
+            uint64_t wa_a, wa_b;
+            uint8_t wm_a, wm_b;
+            size_t na = cache_fill(a, f.line, f.mask, f.hint, now, out_a, 64, &wa_a, &wm_a);
+            size_t nb = cache_fill(b, f.line, f.mask, wrong[(x >> 40) & 3], now, out_b, 64,
+                                   &wa_b, &wm_b);
+            CHECK_EQ(na, nb);
+            for (size_t i = 0; i < na && i < nb; i++)
+                CHECK_EQ(out_a[i].slot, out_b[i].slot);
+            CHECK_EQ(wa_a, wa_b);
+            CHECK_EQ(wm_a, wm_b);
+            continue;
+        }
+        mem_req r = req(0x1000 * ((x >> 16) % 24) + 32 * ((x >> 30) & 3),
+                        (x >> 34) % 4 ? MEM_RD : MEM_WR, (uint16_t)now);
+        cache_result ra, rb;
+        cache_access(a, &r, now, &ra);
+        cache_access(b, &r, now, &rb);
+        CHECK_EQ(ra.status, rb.status);
+        CHECK_EQ(ra.fetch_mask, rb.fetch_mask);
+        CHECK_EQ(ra.hint, rb.hint);
+        if (ra.fetch_mask && n < 256)
+            q[n++] = (hint_fetch){r.addr & ~(uint64_t)(cf.line - 1), ra.fetch_mask, ra.hint};
+    }
+    const stat_block *sa = cache_stats(a), *sb = cache_stats(b);
+    for (int i = 0; i < sa->set->nslots; i++)
+        CHECK_EQ(sa->v[i], sb->v[i]);
+    CHECK(st(a, "fills") > 100);
+    cache_free(a);
+    cache_free(b);
+}
+
+TEST(cache_fill_hints_change_nothing)
+{
+    cache_cfg cf = cfg_base();
+    cf.sets = 4;
+    cf.assoc = 4;
+    cf.mshr_entries = 16;
+    hint_twins(cf); /* sectored, allocate on miss, lazy fetch on write */
+    cf.walloc = CACHE_WA_FETCH;
+    hint_twins(cf);
+    cf.kind = CACHE_NORMAL; /* line cache: one entry per line, filled sector by sector */
+    hint_twins(cf);
+    cf.alloc = CACHE_AL_STREAMING;
+    cf.write = CACHE_WR_WT;
+    cf.walloc = CACHE_WA_NONE;
+    hint_twins(cf);
 }

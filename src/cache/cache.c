@@ -112,6 +112,7 @@ typedef struct hidx {
 
 typedef struct mshr_ent {
     uint32_t head, tail; /* waiting requests in the pool, oldest first */
+    uint32_t line;       /* the line the miss reserved, or NIL: a hint for the fill */
     uint32_t nreq;       /* requests counted against mshr_merge (write-allocate fetches too) */
     uint8_t pending;     /* sectors still to arrive (a line cache may be filled by sectors) */
     uint8_t used;
@@ -761,11 +762,11 @@ static uint32_t mshr_find(const cache *c, uint64_t key)
     return hidx_get(&c->mix, c->ent_key, key);
 }
 
-static uint32_t mshr_open(cache *c, uint64_t key, uint8_t pending)
+static uint32_t mshr_open(cache *c, uint64_t key, uint8_t pending, uint32_t line)
 {
     uint32_t e = mshr_take(c);
     c->nent_free--;
-    c->ent[e] = (mshr_ent){NIL, NIL, 0, pending, 1};
+    c->ent[e] = (mshr_ent){NIL, NIL, line, 0, pending, 1};
     c->ent_key[e] = key;
     hidx_put(&c->mix, c->ent_key, key, e);
     return e;
@@ -826,8 +827,10 @@ static int mshr_request(cache *c, const mem_req *r, uint64_t key, look *l, uint6
     if (!missq_room(c, 1))
         return CACHE_FAIL_MISSQ;
     tag_access(c, l, now, out);
-    mshr_add(c, mshr_open(c, key, l->m), r);
+    e = mshr_open(c, key, l->m, l->i);
+    mshr_add(c, e, r);
     out->fetch_mask = l->m;
+    out->hint = e + 1;
     missq_use(c);
     c->st.v[CS(fetches)]++;
     return CACHE_FAIL_NONE;
@@ -1031,10 +1034,19 @@ void cache_access(cache *c, const mem_req *r, uint64_t now, cache_result *out)
 /* The filled sectors become valid (dirty where a write or atomic waited on them). A line
  * not present (allocate on fill) takes a victim; with none evictable the data passes by
  * uncached, as GPGPU-Sim's tag_array::fill does. */
-static void fill_line(cache *c, uint64_t ln, uint8_t got, uint64_t now, uint64_t *wb_addr,
-                      uint8_t *wb_mask)
+/* A line holds one line number at most, so a line in use whose tag is ln is the one
+ * find_line would return. */
+static uint32_t line_at(const cache *c, uint64_t ln, uint32_t hint)
 {
-    uint32_t i = find_line(c, ln);
+    if (hint < c->nlines && (c->ls[hint].flags & F_USED) && c->tag[hint] == ln)
+        return hint;
+    return find_line(c, ln);
+}
+
+static void fill_line(cache *c, uint64_t ln, uint8_t got, uint32_t hint, uint64_t now,
+                      uint64_t *wb_addr, uint8_t *wb_mask)
+{
+    uint32_t i = line_at(c, ln, hint);
     if (i == NIL) {
         i = pick_victim(c, cache_set_of(c, ln << c->line_log2));
         if (i == NIL)
@@ -1078,16 +1090,32 @@ static size_t drain(cache *c, const uint32_t *done, unsigned n, mem_req *out, si
     return k;
 }
 
-void cache_prefetch_fill(const cache *c, uint64_t addr)
+/* The fill reads the hinted entry first, and its closing deletes the key from the index. */
+void cache_prefetch_fill(const cache *c, uint64_t addr, uint32_t hint)
 {
     uint64_t ln = addr >> c->line_log2;
     uint64_t key = c->sectored ? (ln << 2) + cache_sector_of(addr) : ln;
     __builtin_prefetch(&c->mix.s[hidx_home(&c->mix, hidx_hash(key))]);
-    __builtin_prefetch(&c->tix.s[hidx_home(&c->tix, hidx_hash(ln))]);
+    if (hint && hint - 1 < c->ent_next) {
+        __builtin_prefetch(&c->ent[hint - 1]);
+        __builtin_prefetch(&c->ent_key[hint - 1]);
+    } else {
+        __builtin_prefetch(&c->tix.s[hidx_home(&c->tix, hidx_hash(ln))]);
+    }
 }
 
-size_t cache_fill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now, mem_req *out,
-                  size_t max, uint64_t *wb_addr, uint8_t *wb_mask)
+/* The entry of key: the hinted one (entry + 1) when it is in use for key, as the index
+ * would answer (one entry per key), else the index's answer. */
+static uint32_t mshr_at(const cache *c, uint64_t key, uint32_t hint)
+{
+    uint32_t e = hint - 1;
+    if (hint && e < c->ent_next && c->ent[e].used && c->ent_key[e] == key)
+        return e;
+    return mshr_find(c, key);
+}
+
+size_t cache_fill(cache *c, uint64_t line_addr, uint8_t mask, uint32_t hint, uint64_t now,
+                  mem_req *out, size_t max, uint64_t *wb_addr, uint8_t *wb_mask)
 {
     c->ver++;
     uint64_t ln = line_addr >> c->line_log2;
@@ -1098,14 +1126,14 @@ size_t cache_fill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now, mem_
     *wb_mask = 0;
     if (c->sectored) {
         for (unsigned s = 0; s < 4; s++) {
-            uint32_t e = (mask >> s) & 1u ? mshr_find(c, (ln << 2) + s) : NIL;
+            uint32_t e = (mask >> s) & 1u ? mshr_at(c, (ln << 2) + s, hint) : NIL;
             if (e != NIL) {
                 done[n++] = e;
                 got |= (uint8_t)(1u << s);
             }
         }
     } else {
-        uint32_t e = mshr_find(c, ln);
+        uint32_t e = mshr_at(c, ln, hint);
         if (e == NIL)
             return 0;
         c->ent[e].pending &= (uint8_t)~mask;
@@ -1116,7 +1144,7 @@ size_t cache_fill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now, mem_
     }
     if (!n)
         return 0;
-    fill_line(c, ln, got, now, wb_addr, wb_mask);
+    fill_line(c, ln, got, c->ent[done[0]].line, now, wb_addr, wb_mask);
     c->st.v[CS(fills)] += (uint64_t)__builtin_popcount(got);
     return drain(c, done, n, out, max);
 }

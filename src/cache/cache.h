@@ -73,6 +73,7 @@ typedef struct cache_result {
                             lwb_gwt on global data, read-only caches never see writes) */
     uint8_t wb_mask;     /* dirty sectors of an evicted line to write back (0: none) */
     uint64_t wb_addr;    /* line address of that eviction */
+    uint32_t hint;       /* with a fetch: pass it to cache_fill with the data (0: none) */
 } cache_result;
 
 typedef struct cache cache;
@@ -126,11 +127,14 @@ int cache_probe(const cache *c, uint64_t addr);
  * that passes max >= mshr_merge * 4 never loses one; more waiters than max: panic). A line
  * cache's entry completes when all its fetched sectors have arrived (one call with the
  * whole mask, or one per sector). Sectors without an MSHR entry are ignored. */
-/* A hint, no effect on the cache: the sector at addr will soon be filled, so the index slots
- * the fill looks up first are fetched into the host cache meanwhile. */
-void cache_prefetch_fill(const cache *c, uint64_t addr);
-size_t cache_fill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now, mem_req *out,
-                  size_t max, uint64_t *wb_addr, uint8_t *wb_mask);
+/* `hint` is the cache_result hint of the access whose fetch brought the data (0: none). It
+ * names the MSHR entry and the line, so the fill need not look them up; it is checked, never
+ * trusted, so a wrong or stale one changes nothing but the time. */
+size_t cache_fill(cache *c, uint64_t line_addr, uint8_t mask, uint32_t hint, uint64_t now,
+                  mem_req *out, size_t max, uint64_t *wb_addr, uint8_t *wb_mask);
+/* No effect on the cache: the sector at addr will soon be filled with this hint, so what the
+ * fill reads first is fetched into the host cache meanwhile. */
+void cache_prefetch_fill(const cache *c, uint64_t addr, uint32_t hint);
 
 /* Marks `mask` sectors of a line valid without any request (memcpy L2 prefill). */
 void cache_prefill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now);

@@ -319,7 +319,7 @@ static void reply(mem_part *p, sub *u, mem_req *r, uint64_t now, int hit)
 
 /* Requests the L2 sends below: one per sector of `mask` in the line at `line`. */
 static void send_below(mem_part *p, sub *u, const mem_req *like, uint64_t line, unsigned mask,
-                       int op, uint8_t flags)
+                       int op, uint8_t flags, uint32_t hint)
 {
     for (unsigned s = 0; s < 4; s++) {
         if (!(mask >> s & 1))
@@ -330,6 +330,7 @@ static void send_below(mem_part *p, sub *u, const mem_req *like, uint64_t line, 
         f.flags = flags;
         f.part = p->global0 + (uint32_t)(u - p->s);
         f.loc = MEM_AT_L2_MSHR;
+        f.hint[1] = mem_hint16(hint);
         tq_push(&u->missq, &f, p->unit);
     }
     p->unit++;
@@ -341,7 +342,7 @@ static void writeback(mem_part *p, sub *u, uint64_t line, unsigned mask, uint64_
         return;
     mem_req w = {0};
     w.t_start = now;
-    send_below(p, u, &w, line, mask, MEM_WR, MEM_F_WRITEBACK | MEM_F_NO_REPLY);
+    send_below(p, u, &w, line, mask, MEM_WR, MEM_F_WRITEBACK | MEM_F_NO_REPLY, 0);
 }
 
 static int is_fill(const sub *u, const mem_req *r) { return u->l2 && r->op != MEM_WR; }
@@ -366,7 +367,7 @@ static void from_dram(mem_part *p, sub *u, uint64_t now)
     mem_req f = mem_q_pop(&u->from_dram);
     uint64_t line = cache_line_addr(u->l2, f.addr), wb_addr = 0;
     uint8_t wb_mask = 0;
-    size_t n = cache_fill(u->l2, line, (uint8_t)(1u << cache_sector_of(f.addr)), now,
+    size_t n = cache_fill(u->l2, line, (uint8_t)(1u << cache_sector_of(f.addr)), f.hint[1], now,
                           u->fillbuf, u->fillmax, &wb_addr, &wb_mask);
     for (size_t i = 0; i < n; i++)
         if (wants_reply(&u->fillbuf[i]))
@@ -390,7 +391,7 @@ static void bypass_l2(mem_part *p, sub *u)
 static void after_write(mem_part *p, sub *u, mem_req *r, const cache_result *res, uint64_t now)
 {
     if (res->send_write)
-        send_below(p, u, r, r->addr & ~(uint64_t)(MEM_SECTOR - 1), 1, MEM_WR, r->flags);
+        send_below(p, u, r, r->addr & ~(uint64_t)(MEM_SECTOR - 1), 1, MEM_WR, r->flags, 0);
     else if (wants_reply(r))
         reply(p, u, r, now, res->status == CACHE_HIT);
 }
@@ -429,7 +430,7 @@ static void access_l2(mem_part *p, sub *u, uint64_t now)
         reply(p, u, &r, now, 1);
     if (res.fetch_mask)
         send_below(p, u, &r, cache_line_addr(u->l2, r.addr), res.fetch_mask, MEM_RD,
-                   MEM_F_NO_REPLY);
+                   MEM_F_NO_REPLY, res.hint);
     writeback(p, u, res.wb_addr, res.wb_mask, now);
 }
 
@@ -538,7 +539,7 @@ static void dram_return(mem_part *p)
         p->ret.loc = MEM_AT_DRAM_RET;
         mem_q_push(&u->from_dram, &p->ret);
         if (is_fill(u, &p->ret)) /* filled by this channel's next L2 cycles */
-            cache_prefetch_fill(u->l2, p->ret.addr);
+            cache_prefetch_fill(u->l2, p->ret.addr, p->ret.hint[1]);
         p->l2_quiet = 0;
     }
     return_credit(p, i);

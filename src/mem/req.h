@@ -41,7 +41,12 @@ typedef struct mem_req {
     uint8_t flags;      /* MEM_F_* */
     uint8_t loc;        /* mem_loc */
     uint8_t space;      /* trace_space of the access (global, local, const) */
+    uint16_t hint[2];   /* fetches: the L1D's [0] and the L2's [1] cache_fill hint (0: none);
+                         * only time depends on them */
 } mem_req;
+
+/* A cache_result hint in a request's 16 bits (0, no hint, where it does not fit). */
+static inline uint16_t mem_hint16(uint32_t hint) { return hint <= 0xFFFFu ? (uint16_t)hint : 0; }
 
 /* Bytes a request occupies on the interconnect: requests carrying data (writes, atomics on
  * the way down; read and atomic replies on the way up) carry a sector plus a header; others

@@ -61,7 +61,8 @@ static void pend_answer(sm *s, uint32_t p, uint64_t ready, uint64_t now)
 
 /* ---- request creation ------------------------------------------------------------------ */
 
-static void send(sm *s, uint64_t addr, int op, uint32_t slot, int space, int flags, uint64_t now)
+static mem_req *send(sm *s, uint64_t addr, int op, uint32_t slot, int space, int flags,
+                     uint64_t now)
 {
     mem_req r = {0};
     r.addr = addr & ~(uint64_t)(MEM_SECTOR - 1);
@@ -75,6 +76,7 @@ static void send(sm *s, uint64_t addr, int op, uint32_t slot, int space, int fla
     r.space = (uint8_t)space;
     mem_q_push(&s->out, &r);
     SMST(s, mem_requests)++;
+    return mem_q_at(&s->out, s->out.n - 1);
 }
 
 /* Lane addresses mostly ascend already, so insertion sort is close to one pass (qsort's
@@ -226,9 +228,10 @@ static int do_sector(sm *s, const sm_inst *d, int space, uint64_t addr, uint64_t
         s->pend[p].remaining++;
     }
     uint64_t line = addr & ~(uint64_t)(MEM_LINE - 1);
+    uint16_t hint = mem_hint16(res.hint);
     for (unsigned i = 0; i < 4; i++)
         if (res.fetch_mask >> i & 1)
-            send(s, line + 32 * i, MEM_RD, SLOT_FILL, space, 0, now);
+            send(s, line + 32 * i, MEM_RD, SLOT_FILL, space, 0, now)->hint[0] = hint;
     return 1;
 }
 
@@ -361,8 +364,8 @@ static void reply(sm *s, const mem_req *r, uint64_t now)
     uint64_t wb_addr = 0;
     uint8_t wb_mask = 0;
     uint64_t line = r->addr & ~(uint64_t)(MEM_LINE - 1);
-    size_t n = cache_fill(s->l1d, line, (uint8_t)(1u << ((r->addr >> 5) & 3)), now, s->waiters,
-                          s->nwaiters, &wb_addr, &wb_mask);
+    size_t n = cache_fill(s->l1d, line, (uint8_t)(1u << ((r->addr >> 5) & 3)), r->hint[0], now,
+                          s->waiters, s->nwaiters, &wb_addr, &wb_mask);
     for (size_t i = 0; i < n; i++)
         pend_answer(s, s->waiters[i].slot, now + 1, now);
     for (unsigned i = 0; i < 4 && wb_mask; i++)

@@ -445,7 +445,7 @@ void sm_inbound_push(sm *s, const mem_req *r)
 {
     mem_q_push(&s->in, r);
     if (s->l1d && r->slot == SLOT_FILL && r->op != MEM_WR)
-        cache_prefetch_fill(s->l1d, r->addr); /* the reply fills in this SM's next cycle */
+        cache_prefetch_fill(s->l1d, r->addr, r->hint[0]); /* it fills in this SM's next cycle */
 }
 stat_block *sm_stats(sm *s) { return &s->st; }
 uint64_t sm_warp_insts(const sm *s) { return s->st.v[SMS_warp_insts]; }
