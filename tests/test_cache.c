@@ -1243,3 +1243,38 @@ TEST(cache_fill_hints_change_nothing)
     cf.walloc = CACHE_WA_NONE;
     hint_twins(cf);
 }
+
+/* The tag arrays come with the first call that needs them: before it the cache is empty to
+ * every reader, a reshape only changes the shape, and the first access or prefill works as
+ * on a cache that always had them. */
+TEST(cache_tags_allocated_on_first_use)
+{
+    cache_cfg cf = cfg_base();
+    cache *c = cache_new(&cf);
+    uint64_t a;
+    uint8_t m;
+    CHECK_EQ(cache_probe(c, 0x40), 0);
+    cache_invalidate(c);
+    CHECK_EQ(cache_flush_next(c, &a, &m), 0);
+    cache_reshape(c, 4, CACHE_AL_ON_MISS);
+    CHECK_EQ(cache_config(c)->assoc, 4);
+    for (uint64_t i = 0; i < 4; i++) { /* four lines of one set: all stay with 4 ways */
+        CHECK_EQ(rd(c, 0x1000 * i, (uint16_t)i, 1).status, CACHE_MISS);
+        CHECK_EQ(fill(c, 0x1000 * i, 0x1, 2), 1);
+    }
+    for (uint64_t i = 0; i < 4; i++)
+        CHECK_EQ(cache_probe(c, 0x1000 * i), 1);
+    cache_free(c);
+
+    c = cache_new(&cf); /* a prefill run as the first use */
+    cache_prefill_begin(c);
+    for (uint64_t i = 0; i < 5; i++)
+        cache_prefill(c, 0x1000 * i, 0xF, 1);
+    cache_prefill_end(c);
+    /* 2 ways, one stamp: the first line stays, each later one replaces the one before it
+     * (as on a cache that had its arrays from the start) */
+    CHECK_EQ(cache_probe(c, 0x0), 1);
+    CHECK_EQ(cache_probe(c, 0x4000), 1);
+    CHECK_EQ(cache_probe(c, 0x1000) + cache_probe(c, 0x2000) + cache_probe(c, 0x3000), 0);
+    cache_free(c);
+}

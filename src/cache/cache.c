@@ -324,6 +324,19 @@ static void tags_free(cache *c)
     free(c->age);
     free(c->tix.s);
     free(c->cand);
+    c->ls = NULL;
+    c->stamp = NULL;
+    c->nlines = 0;
+}
+
+/* The tag arrays are allocated by the first call that needs them (ls NULL until then): an
+ * L1D is reshaped for its first kernel before any access, and an SM that never gets a CTA
+ * never uses it, so neither pays for arrays it would throw away. Until then the cache is
+ * empty: nlines 0 makes invalidate and flush no-ops, and probes miss. */
+static void tags_need(cache *c)
+{
+    if (!c->ls)
+        tags_alloc(c);
 }
 
 /* MSHR entries and waiter-pool slots are allocated as they are first needed (doubling up to
@@ -406,7 +419,6 @@ cache *cache_new(const cache_cfg *cfg)
                      !(cfg->sets & (cfg->sets - 1));
     if (cfg->index == CACHE_IDX_IPOLY)
         cache_ipoly_table(cfg->sets, c->ipoly);
-    tags_alloc(c);
     mshr_alloc(c);
     stat_block_init(&c->st, &cs_set);
     return c;
@@ -447,10 +459,9 @@ void cache_reshape(cache *c, uint32_t assoc, int alloc)
     base_err e = {0};
     if (cache_cfg_check(&t, &e))
         base_panic("cache_reshape: %s", e.msg);
-    tags_free(c);
+    tags_free(c); /* the next access allocates them in the new shape */
     c->cfg = t; /* MSHR sizes stay as built (GPGPU-Sim sizes streaming MSHRs once) */
     c->alloc = alloc == CACHE_AL_STREAMING ? CACHE_AL_ON_FILL : alloc;
-    tags_alloc(c);
 }
 
 void cache_set_index_addr(cache *c, uint64_t (*fn)(const void *ctx, uint64_t addr),
@@ -1013,6 +1024,7 @@ static void count(cache *c, int o, int wr, cache_result *out)
 void cache_access(cache *c, const mem_req *r, uint64_t now, cache_result *out)
 {
     memset(out, 0, sizeof *out);
+    tags_need(c);
     int wr = r->op == MEM_WR;
     refusal *x = &c->refused;
     if (x->ver == c->ver && x->addr == r->addr && x->op == r->op && x->space == r->space &&
@@ -1099,7 +1111,7 @@ void cache_prefetch_fill(const cache *c, uint64_t addr, uint32_t hint)
     if (hint && hint - 1 < c->ent_next) {
         __builtin_prefetch(&c->ent[hint - 1]);
         __builtin_prefetch(&c->ent_key[hint - 1]);
-    } else {
+    } else if (c->ls) {
         __builtin_prefetch(&c->tix.s[hidx_home(&c->tix, hidx_hash(ln))]);
     }
 }
@@ -1118,6 +1130,7 @@ size_t cache_fill(cache *c, uint64_t line_addr, uint8_t mask, uint32_t hint, uin
                   mem_req *out, size_t max, uint64_t *wb_addr, uint8_t *wb_mask)
 {
     c->ver++;
+    tags_need(c);
     uint64_t ln = line_addr >> c->line_log2;
     uint32_t done[4];
     unsigned n = 0;
@@ -1226,6 +1239,7 @@ static int defer(cache *c, uint64_t line_addr, uint64_t ln, uint8_t m, uint32_t 
 void cache_prefill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now)
 {
     c->ver++;
+    tags_need(c);
     uint8_t m = c->sectored ? (uint8_t)(mask & c->full) : c->full;
     if (!m)
         return;
@@ -1238,6 +1252,7 @@ void cache_prefill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now)
 
 void cache_prefill_begin(cache *c)
 {
+    tags_need(c);
     if (!c->stamp)
         return; /* without stamps no set churns (churning): nothing is ever held back */
     if (!c->pend) {
@@ -1294,6 +1309,8 @@ int cache_flush_next(cache *c, uint64_t *line_addr, uint8_t *mask)
 
 int cache_probe(const cache *c, uint64_t addr)
 {
+    if (!c->ls)
+        return 0;
     uint32_t i = find_line(c, addr >> c->line_log2);
     uint8_t m = req_mask(c, addr);
     return i != NIL && (c->ls[i].valid & m) == m;

@@ -86,7 +86,8 @@ void cache_free(cache *c);
 const cache_cfg *cache_config(const cache *c);
 /* Per-kernel L1 reconfiguration (adaptive carve-out, streaming on_miss/on_fill switch):
  * new associativity and allocation policy; everything is invalidated, statistics kept.
- * No MSHR entry may be outstanding. Allocates (call between kernels only). */
+ * No MSHR entry may be outstanding. Call between kernels only: the next access allocates
+ * the tag arrays in the new shape (a new cache allocates them at its first access, too). */
 void cache_reshape(cache *c, uint32_t assoc, int alloc);
 
 /* Optional: the address the set index is computed from (GPGPU-Sim's L2 indexes by the
