@@ -1043,11 +1043,8 @@ void cache_access(cache *c, const mem_req *r, uint64_t now, cache_result *out)
 
 /* ---- fill, prefill, invalidate, flush ------------------------------------------------ */
 
-/* The filled sectors become valid (dirty where a write or atomic waited on them). A line
- * not present (allocate on fill) takes a victim; with none evictable the data passes by
- * uncached, as GPGPU-Sim's tag_array::fill does. */
-/* A line holds one line number at most, so a line in use whose tag is ln is the one
- * find_line would return. */
+/* Line ln, found from a hint (a line index) when it holds ln: a line number is in one line
+ * at most, so that is the line find_line would return. */
 static uint32_t line_at(const cache *c, uint64_t ln, uint32_t hint)
 {
     if (hint < c->nlines && (c->ls[hint].flags & F_USED) && c->tag[hint] == ln)
@@ -1055,6 +1052,9 @@ static uint32_t line_at(const cache *c, uint64_t ln, uint32_t hint)
     return find_line(c, ln);
 }
 
+/* The filled sectors become valid (dirty where a write or atomic waited on them). A line
+ * not present (allocate on fill) takes a victim; with none evictable the data passes by
+ * uncached, as GPGPU-Sim's tag_array::fill does. */
 static void fill_line(cache *c, uint64_t ln, uint8_t got, uint32_t hint, uint64_t now,
                       uint64_t *wb_addr, uint8_t *wb_mask)
 {
