@@ -659,3 +659,36 @@ TEST(dram_skipped_scans_change_nothing)
     CHECK_EQ(mismatches, 0);
     CHECK_EQ(cases, 8); /* every configuration saw misses and hits */
 }
+
+/* Banks are scanned round-robin from the one after the last command's bank, over every bank
+ * index (here 128 banks, 7 bank bits in the address map: two words of the controller's
+ * bitmask of banks with requests). Each
+ * bank's first command is an activate, and tRRD keeps them one at a time, so the activates,
+ * and with them the returns, follow the scan order: from bank 101 (after bank 100's read) up,
+ * then round from 0. */
+TEST(dram_round_robin_spans_every_bank)
+{
+    fx f;
+    test_knobs(&f.k);
+    f.k.dram_banks = 128;
+    snprintf(f.k.dram_addr_map, sizeof f.k.dram_addr_map, "%s",
+             "dramid@8;00000000.00000000.00000000.00000000.00RRRRRR.RRRRRRRB.BBBBBBCC.CCCSSSSS");
+    fx_open(&f);
+    push(&f, MEM_RD, 100, 1, 9);
+    run(&f, 200);
+    drain(&f);
+    static const uint32_t banks[] = {5, 127, 64, 101, 0};
+    for (uint16_t i = 0; i < 5; i++)
+        push(&f, MEM_RD, banks[i], 1, i);
+    static const uint16_t want[] = {3, 1, 4, 0, 2}; /* banks 101, 127, 0, 5, 64 */
+    int got = 0;
+    for (int c = 0; c < 1000 && got < 5; c++) {
+        dram_cycle(f.d);
+        while (dram_ret_ready(f.d) && got < 5) {
+            CHECK_EQ(dram_ret_pop(f.d).slot, want[got]);
+            got++;
+        }
+    }
+    CHECK_EQ(got, 5);
+    fx_close(&f);
+}

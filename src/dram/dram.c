@@ -69,10 +69,13 @@ typedef struct dram_bank {
     int used;         /* a column command went to the open row since its activate */
     uint32_t group;
     uint32_t nq;      /* queued requests for this bank */
-    int qi;           /* the remembered pick (queue index) or -1 */
+    uint32_t head, tail; /* its requests in arrival order (slots, NIL: none) */
+    uint32_t pick;    /* the remembered pick (slot) or NIL */
     int8_t want;      /* the command it needs (dram_cmd), -1 with no pick */
     uint8_t stale;
 } dram_bank;
+
+#define NIL UINT32_MAX
 
 typedef struct dram_flight {
     mem_req r;
@@ -96,12 +99,22 @@ struct dram {
      * issues keeps them exact (record). */
     int64_t *rdy_bank, *rdy_grp;
     int64_t rdy_any[DRAM_NCMD];
-    /* scheduler queue in arrival order (index 0 oldest), parallel arrays for the plug-in */
+    /* The scheduler queue. A request keeps its slot until it is served, so a remembered
+     * pick stays valid and a removal moves nothing. The slots are linked in arrival order
+     * twice: all of them (next/prev) and each bank's (bnext/bprev, dram_bank.head/tail). */
     mem_req *q;
-    const mem_req **qp;
-    uint32_t *qbank;
     uint64_t *qrow;
+    uint32_t *qbank;
+    uint32_t *next, *prev, *bnext, *bprev;
+    uint32_t head, tail;
+    uint32_t *freed, nfreed, fresh; /* slots to reuse (a stack), then the never used */
     uint32_t qn, qcap;
+    /* what the plug-in is shown, oldest first: the bank's requests or the whole queue */
+    const mem_req **vq;
+    uint32_t *vbank, *vslot;
+    uint64_t *vrow;
+    uint64_t occ[4];   /* banks with queued requests (dram_banks <= 256) */
+    uint32_t occ_words;
     dram_flight *fl; /* in flight, a ring in completion order */
     uint32_t fl_head, fl_n;
     mem_q ret;
@@ -162,10 +175,14 @@ static void carve_state(dram *d, uint32_t qcap, uint32_t retcap, base_slab *b)
     d->rdy_bank = base_slab_take(b, (size_t)nbk * DRAM_NCMD, sizeof *d->rdy_bank);
     d->rdy_grp = base_slab_take(b, (size_t)d->t.nbkgrp * DRAM_NCMD, sizeof *d->rdy_grp);
     d->qcap = qcap;
-    d->qp = base_slab_take(b, qcap, sizeof *d->qp);
     d->q = base_slab_take(b, qcap, sizeof *d->q);
-    d->qbank = base_slab_take(b, qcap, sizeof *d->qbank);
     d->qrow = base_slab_take(b, qcap, sizeof *d->qrow);
+    d->vrow = base_slab_take(b, qcap, sizeof *d->vrow);
+    d->vq = base_slab_take(b, qcap, sizeof *d->vq);
+    uint32_t **u32[] = {&d->qbank, &d->next,  &d->prev,  &d->bnext,
+                        &d->bprev, &d->freed, &d->vbank, &d->vslot};
+    for (size_t i = 0; i < sizeof u32 / sizeof *u32; i++)
+        *u32[i] = base_slab_take(b, qcap, sizeof **u32[i]);
     mem_q_carve(&d->ret, retcap, b);
     d->fl = base_slab_take(b, retcap, sizeof *d->fl);
 }
@@ -181,8 +198,8 @@ static void alloc_state(dram *d, uint32_t qcap, uint32_t retcap)
         d->rdy_grp[i] = NEVER;
     for (int c = 0; c < DRAM_NCMD; c++)
         d->rdy_any[c] = NEVER;
-    for (uint32_t i = 0; i < qcap; i++)
-        d->qp[i] = &d->q[i];
+    d->head = d->tail = NIL;
+    d->occ_words = (d->t.nbk + 63) / 64;
 }
 
 dram *dram_new(const knobs *k, const mem_addrmap *map, uint32_t channel)
@@ -207,6 +224,7 @@ dram *dram_new(const knobs *k, const mem_addrmap *map, uint32_t channel)
     for (uint32_t b = 0; b < d->t.nbk; b++) {
         d->bk[b].open_row = -1;
         d->bk[b].stale = 1;
+        d->bk[b].head = d->bk[b].tail = d->bk[b].pick = NIL;
         d->bk[b].group = bank_group(&d->t, k->dram_bankgroup_indexing == 1, b);
     }
     stat_block_init(&d->st, dram_stats_set());
@@ -258,16 +276,34 @@ static void entries_changed(dram *d, uint32_t b)
         d->bk[o].stale = 1;
 }
 
+static void occ_set(dram *d, uint32_t b, int on)
+{
+    uint64_t bit = 1ull << (b % 64);
+    d->occ[b / 64] = on ? d->occ[b / 64] | bit : d->occ[b / 64] & ~bit;
+}
+
 void dram_push(dram *d, const mem_req *r)
 {
     if (d->qn >= d->qcap)
         base_panic("dram %u: push on a full scheduler queue (%u entries)", d->channel, d->qcap);
-    uint32_t i = d->qn++;
+    uint32_t i = d->nfreed ? d->freed[--d->nfreed] : d->fresh++, b;
+    d->qn++;
     d->q[i] = *r;
     d->q[i].loc = MEM_AT_DRAM_Q;
-    decode(d, r->addr, &d->qbank[i], &d->qrow[i]);
-    d->bk[d->qbank[i]].nq++;
-    entries_changed(d, d->qbank[i]);
+    decode(d, r->addr, &b, &d->qrow[i]);
+    d->qbank[i] = b;
+    d->next[i] = NIL;
+    d->prev[i] = d->tail;
+    *(d->tail == NIL ? &d->head : &d->next[d->tail]) = i;
+    d->tail = i;
+    dram_bank *k = &d->bk[b];
+    d->bnext[i] = NIL;
+    d->bprev[i] = k->tail;
+    *(k->tail == NIL ? &k->head : &d->bnext[k->tail]) = i;
+    k->tail = i;
+    if (!k->nq++)
+        occ_set(d, b, 1);
+    entries_changed(d, b);
     d->quiet_until = 0;
     BUMP(d, requests, 1);
 }
@@ -301,20 +337,31 @@ static uint64_t burst_start(const dram *d, int cmd)
     return d->now + (cmd == DRAM_RD ? d->t.tCL : d->t.tWL);
 }
 
-/* The first cycle cmd may issue to bank b as things stand: its timing rules, and for a column
- * command a free data bus at its burst and room in the return queue (INT64_MAX while full).
- * The scan's test and its bound both come from this, so the bound cannot drift from the test. */
-static int64_t issue_at(const dram *d, int cmd, uint32_t b)
+/* The first cycle a command may issue to a bank as things stand is the latest of its timing
+ * rules and, for a column command, a free data bus at its burst and room in the return queue
+ * (never while full). All but the bank's and its group's rules are the same for every bank:
+ * a scan works them out once (scan_base), then each bank adds its own (bank_ready). The
+ * scan's test and its bound both come from these, so the bound cannot drift from the test. */
+static void scan_base(const dram *d, int64_t base[DRAM_NCMD])
 {
-    int64_t t = rules_ready(d, cmd, b);
-    if (cmd != DRAM_RD && cmd != DRAM_WR)
-        return t;
-    if (d->fl_n + mem_q_len(&d->ret) >= d->ret.cap)
-        return INT64_MAX;
-    return max64(t, (int64_t)d->bus_end - (int64_t)(cmd == DRAM_RD ? d->t.tCL : d->t.tWL));
+    int full = d->fl_n + mem_q_len(&d->ret) >= d->ret.cap;
+    for (int c = 0; c < DRAM_NCMD; c++) {
+        base[c] = d->rdy_any[c];
+        if (c != DRAM_RD && c != DRAM_WR)
+            continue;
+        int64_t bus = (int64_t)d->bus_end - (int64_t)(c == DRAM_RD ? d->t.tCL : d->t.tWL);
+        base[c] = full ? INT64_MAX : max64(base[c], bus);
+    }
 }
 
-/* The command bank b needs for queue entry qi. */
+static int64_t bank_ready(const dram *d, int cmd, uint32_t b, const int64_t base[DRAM_NCMD])
+{
+    int64_t t = max64(d->rdy_bank[(size_t)b * DRAM_NCMD + (size_t)cmd],
+                      d->rdy_grp[(size_t)d->bk[b].group * DRAM_NCMD + (size_t)cmd]);
+    return max64(t, base[cmd]);
+}
+
+/* The command bank b needs for the request in slot qi. */
 static int needed_cmd(const dram *d, uint32_t b, uint32_t qi)
 {
     int64_t open = d->bk[b].open_row;
@@ -349,16 +396,19 @@ static void record(dram *d, int cmd, uint32_t b)
     }
 }
 
-static void queue_remove(dram *d, uint32_t qi)
+static void queue_remove(dram *d, uint32_t i)
 {
-    uint32_t tail = d->qn - qi - 1;
-    entries_changed(d, d->qbank[qi]);
-    for (uint32_t b = 0; b < d->t.nbk; b++) /* other banks' picks keep their entry */
-        d->bk[b].qi -= d->bk[b].qi > (int)qi;
-    memmove(&d->q[qi], &d->q[qi + 1], tail * sizeof *d->q);
-    memmove(&d->qbank[qi], &d->qbank[qi + 1], tail * sizeof *d->qbank);
-    memmove(&d->qrow[qi], &d->qrow[qi + 1], tail * sizeof *d->qrow);
+    uint32_t b = d->qbank[i];
+    dram_bank *k = &d->bk[b];
+    *(d->prev[i] == NIL ? &d->head : &d->next[d->prev[i]]) = d->next[i];
+    *(d->next[i] == NIL ? &d->tail : &d->prev[d->next[i]]) = d->prev[i];
+    *(d->bprev[i] == NIL ? &k->head : &d->bnext[d->bprev[i]]) = d->bnext[i];
+    *(d->bnext[i] == NIL ? &k->tail : &d->bprev[d->bnext[i]]) = d->bprev[i];
+    d->freed[d->nfreed++] = i;
     d->qn--;
+    if (!--k->nq)
+        occ_set(d, b, 0);
+    entries_changed(d, b);
 }
 
 /* Column command: the request leaves the queue and is in flight until its burst ends. */
@@ -371,7 +421,6 @@ static void serve(dram *d, int cmd, uint32_t b, uint32_t qi)
     d->fl_n++;
     d->bus_end = done;
     queue_remove(d, qi);
-    d->bk[b].nq--;
     if (cmd == DRAM_RD)
         BUMP(d, reads, 1);
     else
@@ -402,15 +451,26 @@ static void issue(dram *d, int cmd, uint32_t b, uint32_t qi)
     d->prio = b + 1 < d->t.nbk ? b + 1 : 0;
 }
 
-static void repick(dram *d, uint32_t b)
+/* The plug-in is shown, oldest first, the bank's own requests when it is bank-local (it
+ * promises to read no others), else the whole queue. Kept out of line: inlined into the
+ * scan, its registers spill the scan's loop state to the stack. */
+__attribute__((noinline)) static void repick(dram *d, uint32_t b)
 {
     dram_bank *k = &d->bk[b];
-    int qi = d->sched->pick(d->qp, d->qbank, d->qrow, d->qn, b, k->open_row);
-    if (qi >= 0 && ((uint32_t)qi >= d->qn || d->qbank[qi] != b))
+    int local = d->sched->bank_local;
+    uint32_t n = 0;
+    for (uint32_t i = local ? k->head : d->head; i != NIL; i = local ? d->bnext[i] : d->next[i]) {
+        d->vq[n] = &d->q[i];
+        d->vbank[n] = d->qbank[i];
+        d->vrow[n] = d->qrow[i];
+        d->vslot[n++] = i;
+    }
+    int v = d->sched->pick(d->vq, d->vbank, d->vrow, n, b, k->open_row);
+    if (v >= 0 && ((uint32_t)v >= n || d->vbank[v] != b))
         base_panic("dram %u: scheduler %s picked entry %d for bank %u", d->channel,
-                   d->sched->name, qi, b);
-    k->qi = qi;
-    k->want = (int8_t)(qi < 0 ? -1 : needed_cmd(d, b, (uint32_t)qi));
+                   d->sched->name, v, b);
+    k->pick = v < 0 ? NIL : d->vslot[v];
+    k->want = (int8_t)(v < 0 ? -1 : needed_cmd(d, b, k->pick));
     k->stale = 0;
 }
 
@@ -431,20 +491,30 @@ static inline int want(dram *d, uint32_t b)
  * tells how many cycles the next scans would find nothing. */
 static int try_issue(dram *d, unsigned classes, int64_t *bound)
 {
-    uint32_t nbk = d->t.nbk, b = d->prio;
-    int64_t now = (int64_t)d->now, best = *bound;
-    for (uint32_t i = 0; i < nbk; i++, b = b + 1 < nbk ? b + 1 : 0) {
-        if (!d->bk[b].nq)
-            continue;
-        int cmd = want(d, b);
-        if (cmd < 0)
-            continue;
-        int64_t t = issue_at(d, cmd, b);
-        if (t <= now && (classes >> cmd & 1u)) {
-            issue(d, cmd, b, (uint32_t)d->bk[b].qi);
-            return 1;
+    int64_t now = (int64_t)d->now, best = *bound, base[DRAM_NCMD];
+    scan_base(d, base);
+    /* the banks with queued requests from prio up, then below it: word pw from bit p, the
+     * words after it round to it again, and word pw below bit p */
+    uint32_t nw = d->occ_words, p = d->prio % 64, pw = d->prio / 64;
+    for (uint32_t j = 0; j <= nw; j++) {
+        uint32_t w = pw + j < nw ? pw + j : pw + j - nw;
+        uint64_t bits = d->occ[w];
+        if (j == 0)
+            bits &= ~0ull << p;
+        else if (j == nw)
+            bits &= (1ull << p) - 1;
+        for (; bits; bits &= bits - 1) {
+            uint32_t b = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            int cmd = want(d, b);
+            if (cmd < 0)
+                continue;
+            int64_t t = bank_ready(d, cmd, b, base);
+            if (t <= now && (classes >> cmd & 1u)) {
+                issue(d, cmd, b, d->bk[b].pick);
+                return 1;
+            }
+            best = t < best ? t : best;
         }
-        best = t < best ? t : best;
     }
     *bound = best;
     return 0;
@@ -500,7 +570,7 @@ void dram_skip(dram *d, uint64_t n)
 
 void dram_foreach(const dram *d, void (*fn)(void *ctx, const mem_req *r), void *ctx)
 {
-    for (uint32_t i = 0; i < d->qn; i++)
+    for (uint32_t i = d->head; i != NIL; i = d->next[i])
         fn(ctx, &d->q[i]);
     for (uint32_t i = 0; i < d->fl_n; i++)
         fn(ctx, &d->fl[(d->fl_head + i) % d->ret.cap].r);

@@ -82,10 +82,11 @@ uint32_t dram_queue_len(const dram *d);
 const stat_set *dram_stats_set(void);
 stat_block *dram_stats(dram *d);
 
-/* Scheduler plug-ins. pick() returns the index into the queue (0 = oldest) of the request to
- * work on for `bank`, or -1 if none; `open_row` is the bank's open row or -1. bank_local
- * promises that the pick reads only the bank's own entries (their order, rows and requests):
- * the controller then asks again only when that bank's entries or row change. */
+/* Scheduler plug-ins. pick() returns the index into the queue it is shown (0 = oldest) of the
+ * request to work on for `bank`, or -1 if none; `open_row` is the bank's open row or -1.
+ * bank_local promises that the pick reads only the bank's own entries (their order, rows and
+ * requests): such a plug-in is shown only those, and is asked again only when they or the
+ * bank's row change. Any other is shown the whole queue, and asked again after any change. */
 typedef struct dram_sched_ops {
     const char *name, *help;
     int (*pick)(const mem_req *const *queue, const uint32_t *banks, const uint64_t *rows,
