@@ -73,6 +73,12 @@ typedef struct dram_bank {
     uint32_t pick;    /* the remembered pick (slot) or NIL */
     int8_t want;      /* the command it needs (dram_cmd), -1 with no pick */
     uint8_t stale;
+    /* For the scan, while the pick is fresh: the rdy_grp entry of the bank's group and wanted
+     * command, and the first cycle the same-bank rules allow that command. Only a command on
+     * this bank moves its same-bank rules, and every command leaves its bank stale (issue,
+     * entries_changed), so `own` cannot go out of date while the pick is fresh. */
+    uint32_t grp_cmd;
+    int64_t own;
 } dram_bank;
 
 #define NIL UINT32_MAX
@@ -354,11 +360,11 @@ static void scan_base(const dram *d, int64_t base[DRAM_NCMD])
     }
 }
 
+/* Bank b's wanted command: its fresh pick's own and group rules, and the scan's base. */
 static int64_t bank_ready(const dram *d, int cmd, uint32_t b, const int64_t base[DRAM_NCMD])
 {
-    int64_t t = max64(d->rdy_bank[(size_t)b * DRAM_NCMD + (size_t)cmd],
-                      d->rdy_grp[(size_t)d->bk[b].group * DRAM_NCMD + (size_t)cmd]);
-    return max64(t, base[cmd]);
+    const dram_bank *k = &d->bk[b];
+    return max64(max64(k->own, d->rdy_grp[k->grp_cmd]), base[cmd]);
 }
 
 /* The command bank b needs for the request in slot qi. */
@@ -470,8 +476,13 @@ __attribute__((noinline)) static void repick(dram *d, uint32_t b)
         base_panic("dram %u: scheduler %s picked entry %d for bank %u", d->channel,
                    d->sched->name, v, b);
     k->pick = v < 0 ? NIL : d->vslot[v];
-    k->want = (int8_t)(v < 0 ? -1 : needed_cmd(d, b, k->pick));
+    int cmd = v < 0 ? -1 : needed_cmd(d, b, k->pick);
+    k->want = (int8_t)cmd;
     k->stale = 0;
+    if (cmd >= 0) {
+        k->grp_cmd = k->group * DRAM_NCMD + (uint32_t)cmd;
+        k->own = d->rdy_bank[(size_t)b * DRAM_NCMD + (size_t)cmd];
+    }
 }
 
 /* The command bank b wants next (-1: none), asking the plug-in again if its pick is stale. */
