@@ -90,7 +90,7 @@ static void catch_up(sim_chans *h, mem_part *p, uint32_t c, uint64_t edges, uint
 
 /* Task i of the plan: the channel's deferred or counted DRAM edges, then this edge's DRAM and
  * L2 cycles. */
-void sim_chans_task(sim *g, uint32_t i, unsigned m)
+void sim_chans_task(sim *g, uint32_t i, unsigned m, uint32_t me)
 {
     sim_chans *h = &g->ch;
     uint32_t c = h->task[i];
@@ -102,6 +102,16 @@ void sim_chans_task(sim *g, uint32_t i, unsigned m)
     if (m & 1u << CLK_L2)
         mem_part_l2_cycle(p, g->cycle);
     h->last[c * (SIM_PAD / 2)] = h->dram_edges;
+    /* for sim_chans_after, in this thread's bitmaps */
+    uint64_t *f = g->smf + (size_t)me * g->smf_stride + c / 64, bit = 1ull << (c % 64);
+    unsigned idle = mem_part_idle(p);
+    f[SMF_CH_RAN * g->smf_words] |= bit;
+    if (!(idle & MEM_PART_DRAM_IDLE))
+        f[SMF_CH_DRAM * g->smf_words] |= bit;
+    if (!(idle & MEM_PART_L2_IDLE))
+        f[SMF_CH_L2 * g->smf_words] |= bit;
+    if (mem_part_replies(p))
+        f[SMF_CH_REP * g->smf_words] |= bit;
 }
 
 /* An edge of the DRAM clock alone: run later (see the top of this file). */
@@ -114,15 +124,19 @@ void sim_chans_defer(sim *g)
 }
 
 /* Serial, after phase B: what the channels that ran now need. */
+/* The channels that ran left their state in their threads' bitmaps: reading those costs the
+ * serial phase a few lines, where reading the channels would cost a line of each (written on
+ * another core). */
 void sim_chans_after(sim *g, uint32_t ntask)
 {
     sim_chans *h = &g->ch;
-    for (uint32_t i = 0; i < ntask; i++) {
-        uint32_t c = h->task[i];
-        unsigned idle = mem_part_idle(g->part[c]);
-        set_bit(h->busy_dram, c, !(idle & MEM_PART_DRAM_IDLE));
-        set_bit(h->busy_l2, c, !(idle & MEM_PART_L2_IDLE));
-        set_bit(h->has_rep, c, mem_part_replies(g->part[c]) != 0);
+    if (!ntask)
+        return;
+    for (uint32_t w = 0; w < h->nw; w++) {
+        uint64_t ran = sim_smf_take(g, SMF_CH_RAN, w);
+        h->busy_dram[w] = (h->busy_dram[w] & ~ran) | sim_smf_take(g, SMF_CH_DRAM, w);
+        h->busy_l2[w] = (h->busy_l2[w] & ~ran) | sim_smf_take(g, SMF_CH_L2, w);
+        h->has_rep[w] = (h->has_rep[w] & ~ran) | sim_smf_take(g, SMF_CH_REP, w);
     }
 }
 

@@ -18,6 +18,25 @@ const sim_place_ops *sim_place_find(const char *name)
     return NULL;
 }
 
+static void sm_open_set(sim *g, uint32_t s, int on)
+{
+    uint64_t bit = 1ull << (s % 64);
+    g->sm_open[s / 64] = on ? g->sm_open[s / 64] | bit : g->sm_open[s / 64] & ~bit;
+}
+
+/* The first open SM in [from, lim), or lim. */
+static uint32_t next_open(const sim *g, uint32_t from, uint32_t lim)
+{
+    for (uint32_t w = from / 64; w * 64 < lim; w++) {
+        uint64_t bits = g->sm_open[w] & (w == from / 64 ? ~0ull << (from % 64) : ~0ull);
+        if (bits) {
+            uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            return s < lim ? s : lim;
+        }
+    }
+    return lim;
+}
+
 /* Prefill calls are gathered and run slice by slice, each slice's in their order: slices
  * are independent, so the result is the same, and one slice's tag arrays stay in the host's
  * cache while its calls run instead of every call landing in another slice. The channels'
@@ -196,7 +215,8 @@ static int launch(sim *g, size_t cmd, base_err *e)
     for (uint32_t i = 0; i < g->n_sm; i++)
         sm_kernel_start(g->sm[i], &rk->kk, res->occ.carveout_kb);
     sim_ahead_start(g, rk);
-    memset(g->sm_full, 0, g->n_sm);
+    for (uint32_t s = 0; s < g->n_sm; s++)
+        sm_open_set(g, s, 1);
     return 0;
 }
 
@@ -265,7 +285,7 @@ void sim_retire(sim *g)
             uint32_t n = sm_cta_retire(g->sm[s], g->done_by_uid);
             if (n) {
                 g->ctas_done_all += n;
-                g->sm_full[s] = 0;
+                sm_open_set(g, s, 1);
             }
         }
     }
@@ -288,8 +308,7 @@ int sim_all_done(const sim *g)
 static int issue_to(sim *g, uint32_t s, base_err *e)
 {
     sm *m = g->sm[s];
-    if (g->sm_full[s])
-        return 0;
+
     int waiting = 0; /* a kernel still in its launch latency may fit later */
     for (size_t i = 0; i < g->nrk; i++) {
         run_kernel *rk = &g->rk[i];
@@ -320,7 +339,7 @@ static int issue_to(sim *g, uint32_t s, base_err *e)
         g->moved++;
         return 1;
     }
-    g->sm_full[s] = !waiting;
+    sm_open_set(g, s, waiting);
     return 0;
 }
 
@@ -340,13 +359,18 @@ int sim_issue_ctas(sim *g, base_err *e)
         kernels_end(g);
         return 0;
     }
-    uint32_t s = g->place->first(g->last_sm, g->n_sm) % g->n_sm;
-    for (uint32_t i = 0; i < g->n_sm; i++, s = s + 1 < g->n_sm ? s + 1 : 0) {
-        int rc = issue_to(g, s, e);
-        if (rc < 0)
-            return -1;
-        if (rc > 0)
-            g->last_sm = s;
+    uint32_t first = g->place->first(g->last_sm, g->n_sm) % g->n_sm;
+    /* the open SMs from first up, then from 0 below it; issue_to changes only s's bit */
+    for (int pass = 0; pass < 2; pass++) {
+        uint32_t lim = pass ? first : g->n_sm;
+        for (uint32_t s = next_open(g, pass ? 0 : first, lim); s < lim;
+             s = next_open(g, s + 1, lim)) {
+            int rc = issue_to(g, s, e);
+            if (rc < 0)
+                return -1;
+            if (rc > 0)
+                g->last_sm = s;
+        }
     }
     /* a kernel whose file ended with nothing resident finishes now */
     kernels_end(g);

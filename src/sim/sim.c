@@ -50,7 +50,7 @@ sim *sim_new(const knobs *k, base_err *e)
     g->period[CLK_L2] = period_fs(k->clock_l2_mhz);
     g->period[CLK_DRAM] = period_fs(k->clock_dram_mhz);
     g->smf_threads = k->threads > 1 ? (uint32_t)k->threads : 1;
-    g->smf_words = (g->n_sm + 63) / 64;
+    g->smf_words = ((g->n_sm > g->n_chan ? g->n_sm : g->n_chan) + 63) / 64;
     g->smf_stride = (SMF_KINDS * g->smf_words + 7) / 8 * 8; /* whole 64-byte lines */
     g->smf = aligned_alloc(64, (size_t)g->smf_threads * g->smf_stride * sizeof *g->smf);
     if (!g->smf)
@@ -58,7 +58,7 @@ sim *sim_new(const knobs *k, base_err *e)
     memset(g->smf, 0, (size_t)g->smf_threads * g->smf_stride * sizeof *g->smf);
     g->active = base_calloc(g->n_sm, sizeof *g->active);
     g->maybe_active = base_calloc((g->n_sm + 63) / 64, sizeof *g->maybe_active);
-    g->sm_full = base_calloc(g->n_sm, 1);
+    g->sm_open = base_calloc((g->n_sm + 63) / 64, sizeof *g->sm_open);
     sim_chans_init(g);
     g->last_sm = g->n_sm - 1;
     return g;
@@ -92,7 +92,7 @@ void sim_free(sim *g)
     free(g->sub_chan);
     free(g->active);
     free(g->maybe_active);
-    free(g->sm_full);
+    free(g->sm_open);
     sim_chans_free(g);
     free(g);
 }
@@ -196,7 +196,7 @@ void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me)
     }
     i -= g->task_icnt;
     if (i < g->task_chan) {
-        sim_chans_task(g, i, m);
+        sim_chans_task(g, i, m, me);
         return;
     }
     uint32_t s = g->active[i - g->task_chan];

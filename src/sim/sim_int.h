@@ -87,17 +87,19 @@ struct sim {
     icnt *net;
     uint64_t period[CLK_N], next[CLK_N];  /* femtoseconds */
     uint64_t cycle;                        /* core cycles */
-    /* What each SM's task left for the serial phase, one bit per SM in bitmaps of the thread
-     * that ran it (SMF_* kinds, smf_stride words per thread, a whole number of cache lines):
-     * the serial phase then visits only the SMs with something to hand over, and reads
-     * threads' lines instead of every SM's. */
+    /* What each SM's or channel's task left for the serial phase, one bit per unit in
+     * bitmaps of the thread that ran it (SMF_* kinds, smf_words words each, smf_stride words
+     * per thread, a whole number of cache lines): the serial phase then visits only the units
+     * with something to hand over, and reads threads' lines instead of every unit's. */
     uint64_t *smf;
     uint32_t smf_words, smf_stride, smf_threads;
     uint32_t *active, nactive;
     uint64_t *maybe_active;  /* bitmap: SMs that may have work (sim_mark_active) */
     const sim_place_ops *place;
     uint32_t last_sm;
-    uint8_t *sm_full;          /* per SM: no waiting kernel's CTA fits until it retires one */
+    /* a bit per SM, clear while no waiting kernel's CTA fits it (until it retires one or a
+     * kernel launches): CTA issue visits only the SMs with their bit set */
+    uint64_t *sm_open;
     /* kernels */
     const trace_list *list;
     size_t next_cmd;
@@ -138,7 +140,7 @@ void sim_chans_init(sim *g);
 void sim_chans_free(sim *g);
 uint32_t sim_chans_plan(sim *g, unsigned m);       /* the channel tasks of edge m */
 void sim_chans_defer(sim *g);                      /* an edge of the DRAM clock alone */
-void sim_chans_task(sim *g, uint32_t i, unsigned m);
+void sim_chans_task(sim *g, uint32_t i, unsigned m, uint32_t me);
 void sim_chans_after(sim *g, uint32_t ntask);      /* serial, after phase B */
 void sim_chans_pushed(sim *g, uint32_t c);         /* a request entered channel c */
 int sim_chans_may_act(const sim *g, uint32_t c);   /* 0: no wake to ask (ff.c) */
@@ -166,7 +168,9 @@ int sim_ahead_take(sim *g, run_kernel *rk, trace_cta *slot, uint32_t *need, base
 void sim_ahead_free(sim *g, run_kernel *rk);
 /* sim.c */
 void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me); /* task i of phase B, on thread me */
-enum { SMF_PROG, SMF_OUT, SMF_DONE, SMF_KINDS }; /* progress, a request to send, CTAs to retire */
+/* SMs: progress, a request to send, CTAs to retire; channels: ran, and after it their DRAM
+ * side busy, their L2 side busy, replies waiting */
+enum { SMF_PROG, SMF_OUT, SMF_DONE, SMF_CH_RAN, SMF_CH_DRAM, SMF_CH_L2, SMF_CH_REP, SMF_KINDS };
 uint64_t sim_smf_take(sim *g, int kind, uint32_t word); /* serial: OR of the threads' bits, cleared */
 uint32_t sim_task_owner(const sim *g, uint32_t i, uint32_t threads); /* its home thread */
 /* Runs fn(g, ctx, i) for i in 0..n-1, on the team when it runs, else in order here. Each i
