@@ -87,6 +87,10 @@ typedef struct xbar {
     int32_t *cand;       /* islip scratch: per output, the input it grants */
     uint32_t *cand_dist;
     uint64_t *held;      /* per output, a bit: its ring holds a packet (whole or arriving) */
+    /* per output, its head packet's t_ready (UINT64_MAX: none, or flits missing): the serial
+     * phases peek at every held output each cycle, mostly before its head is ready, and this
+     * answers them from one small array instead of a ring and a packet each */
+    uint64_t *head_ready;
     uint32_t npkts;      /* packets anywhere in this crossbar */
     stat_block st;       /* what its cycles count: subnets may cycle on different threads */
 } xbar;
@@ -172,12 +176,15 @@ static void xbar_carve(xbar *x, uint32_t nin, uint32_t nout, const icnt *n, base
     x->cand = base_slab_take(b, nout, sizeof *x->cand);
     x->cand_dist = base_slab_take(b, nout, sizeof *x->cand_dist);
     x->held = base_slab_take(b, (nout + 63) / 64, sizeof *x->held);
+    x->head_ready = base_slab_take(b, nout, sizeof *x->head_ready);
 }
 
 static void xbar_init(xbar *x, const icnt *n)
 {
-    for (uint32_t o = 0; o < x->nout; o++)
+    for (uint32_t o = 0; o < x->nout; o++) {
         x->lock[o] = -1;
+        x->head_ready[o] = UINT64_MAX;
+    }
     x->grant_left = n->grant_cycles;
 }
 
@@ -312,6 +319,8 @@ static void send_flit(icnt *n, xbar *x, uint32_t i)
     ring *o = &x->out[p->dst];
     pkt *d = ring_at(o, o->n - 1); /* the packet holding an output is its newest */
     d->t_ready = n->now + 1 + n->latency;
+    if (o->n == 1)
+        x->head_ready[p->dst] = d->t_ready;
     int req = p->subnet == ICNT_REQ;
     stat_inc(&x->st, req ? IS_req_delivered : IS_rep_delivered, 1);
     stat_inc(&x->st, req ? IS_req_latency_sum : IS_rep_latency_sum, d->t_ready - p->t_push);
@@ -462,11 +471,11 @@ void icnt_skip(icnt *n, uint64_t cycles)
 
 const mem_req *icnt_peek(const icnt *n, int subnet, uint32_t dst)
 {
-    const ring *o = &xb(n, subnet)->out[out_port(n, subnet, dst)];
-    if (!o->n)
+    const xbar *x = xb(n, subnet);
+    uint32_t port = out_port(n, subnet, dst);
+    if (x->head_ready[port] > n->now)
         return NULL;
-    const pkt *p = ring_at(o, 0);
-    return p->t_ready <= n->now ? &p->r : NULL;
+    return &ring_at(&x->out[port], 0)->r;
 }
 
 mem_req icnt_pop(icnt *n, int subnet, uint32_t dst)
@@ -474,13 +483,14 @@ mem_req icnt_pop(icnt *n, int subnet, uint32_t dst)
     xbar *x = xb(n, subnet);
     uint32_t port = out_port(n, subnet, dst);
     ring *o = &x->out[port];
-    if (!o->n || ring_at(o, 0)->t_ready > n->now)
+    if (x->head_ready[port] > n->now)
         base_panic("icnt_pop: nothing ready at output %u of subnet %d", dst, subnet);
     const pkt *p = ring_at(o, 0);
     mem_req r = p->r;
     o->flits -= p->flits;
     ring_drop_head(o);
     x->npkts--;
+    x->head_ready[port] = o->n ? ring_at(o, 0)->t_ready : UINT64_MAX;
     if (!o->n)
         x->held[port / 64] &= ~(1ull << (port % 64));
     return r;
