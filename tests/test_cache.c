@@ -1157,6 +1157,8 @@ TEST(cache_victims_match_model_with_ties_pins_and_prefills)
     vm_run(3, 6, 1, 20, CACHE_IDX_LINEAR); /* neither count a power of two */
     vm_run(4, 16, 0, 25, CACHE_IDX_XOR);
     vm_run(16, 8, 1, 0, CACHE_IDX_IPOLY);
+    vm_run(16, 32, 0, 20, CACHE_IDX_IPOLY); /* the widest sets found by a scan (find_line) */
+    vm_run(2, 33, 1, 20, CACHE_IDX_LINEAR); /* the narrowest found by the index */
     vm_run(2, 65, 0, 25, CACHE_IDX_LINEAR); /* a way beyond the first 64-bit word */
     vm_run(1, 256, 1, 30, CACHE_IDX_LINEAR);
     vm_run(1, 256, 0, 10, CACHE_IDX_LINEAR);
@@ -1170,6 +1172,8 @@ TEST(cache_prefill_runs_match_model)
     vm_runs(16, 8, 0, 100, CACHE_IDX_IPOLY, 30);
     vm_runs(4, 20, 1, 100, CACHE_IDX_LINEAR, 30);
     vm_runs(2, 40, 0, 99, CACHE_IDX_LINEAR, 0);
+    vm_runs(8, 32, 0, 100, CACHE_IDX_LINEAR, 30); /* a scan finds lines (find_line) */
+    vm_runs(2, 33, 0, 100, CACHE_IDX_LINEAR, 30); /* the index does */
 }
 
 /* A fill's hint saves lookups and nothing else: twin caches fed the same accesses, one

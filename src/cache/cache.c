@@ -4,8 +4,9 @@
  *
  * Line state is kept as three sector masks per line: valid, dirty (subset of valid: GPGPU-Sim
  * MODIFIED) and reserved (fill outstanding: RESERVED); a line with a valid or reserved sector
- * is in use, and only lines in use are indexed by tag. A line cache uses the whole-line mask
- * for every request, so the same code serves both kinds.
+ * is in use, and only lines in use can be found by tag (a scan of the set's ways in use, or
+ * an index for wide sets: find_line). A line cache uses the whole-line mask for every
+ * request, so the same code serves both kinds.
  *
  * Victim choice touches no other way of the set: per-set counts of pinned lines say whether
  * there is a victim, a bit per way finds the last free one, and under LRU/FIFO the set's
@@ -98,6 +99,9 @@ const stat_set *cache_stats_set(void) { return &cs_set; }
  * one, 0 marking a free slot, so a new table is calloc'd. Each slot also keeps the top 32
  * bits of its key's hash: a probe compares those first and reads keys[] (a host-cache miss
  * in a large cache) only on a match, and a deletion finds a slot's home from them alone. */
+/* Sets of at most this many ways are scanned to find a line (find_line). */
+#define CACHE_SCAN_ASSOC 32u
+
 typedef struct hidx_slot {
     uint32_t hash;  /* top 32 bits of the key's hash (the home is its top bits) */
     uint32_t val;   /* value + 1, or 0 */
@@ -180,7 +184,8 @@ struct cache {
     age_ln *age;             /* age order of the set's lines in use (stamp policies) */
     uint64_t *busy;          /* per set, wps words: a bit per way in use */
     uint32_t wps;
-    hidx tix;                /* line number -> line */
+    hidx tix;                /* line number -> line (wide sets only, see find_line) */
+    int scan_sets;           /* lines are found by a scan of their set, not by tix */
     uint64_t *cand;          /* victim candidates of one set (assoc bits) */
     /* MSHRs */
     mshr_ent *ent;
@@ -299,7 +304,10 @@ static void tags_alloc(cache *c)
         c->set[s] = (set_st){NIL, NIL, 0, 0, 0};
     c->wps = (assoc + 63) / 64;
     c->busy = base_calloc((size_t)sets * c->wps, sizeof *c->busy);
-    hidx_init(&c->tix, c->nlines);
+    c->scan_sets = assoc <= CACHE_SCAN_ASSOC;
+    c->tix.s = NULL;
+    if (!c->scan_sets)
+        hidx_init(&c->tix, c->nlines);
     c->cand = base_calloc(c->wps, sizeof *c->cand);
     c->assoc_log2 = (assoc & (assoc - 1)) ? -1 : (int)cache_log2(assoc);
     c->dirty_lines = 0;
@@ -323,6 +331,7 @@ static void tags_free(cache *c)
     free(c->busy);
     free(c->age);
     free(c->tix.s);
+    c->tix.s = NULL;
     free(c->cand);
     c->ls = NULL;
     c->stamp = NULL;
@@ -507,9 +516,28 @@ typedef struct look {
     uint8_t m;    /* sectors asked for */
 } look;
 
-/* A line maps to one set, so one index over the whole tag array finds it: O(1) instead of
- * a scan of up to 256 ways. */
-static uint32_t find_line(const cache *c, uint64_t ln) { return hidx_get(&c->tix, c->tag, ln); }
+/* Line ln's set is scanned when it has few ways (an L2 slice's 16): its tags are one or two
+ * host cache lines, next to each other, and most finds need the set anyway (a miss takes a
+ * victim there), where an index costs a line of its own, read at random, plus its upkeep at
+ * every install and eviction. A wide set (an L1D's 256 ways) has one index over the whole
+ * tag array instead. Either way: the line in use that holds ln, or NIL. */
+static uint32_t scan_set(const cache *c, uint32_t set, uint64_t ln)
+{
+    const uint64_t *tag = &c->tag[(size_t)set * c->cfg.assoc];
+    for (uint64_t bits = c->busy[set]; bits; bits &= bits - 1) { /* one word: assoc <= 64 */
+        uint32_t w = (uint32_t)__builtin_ctzll(bits);
+        if (tag[w] == ln)
+            return set * c->cfg.assoc + w;
+    }
+    return NIL;
+}
+
+static uint32_t find_line(const cache *c, uint64_t ln)
+{
+    if (c->scan_sets)
+        return scan_set(c, cache_set_of(c, ln << c->line_log2), ln);
+    return hidx_get(&c->tix, c->tag, ln);
+}
 
 static uint32_t set_of_line(const cache *c, uint32_t i)
 {
@@ -573,7 +601,8 @@ static uint32_t *pin_count(set_st *s, uint8_t f)
 static void line_drop(cache *c, set_st *s, uint32_t i)
 {
     uint32_t w = i - (uint32_t)(s - c->set) * c->cfg.assoc;
-    hidx_del(&c->tix, c->tag, c->tag[i]);
+    if (!c->scan_sets)
+        hidx_del(&c->tix, c->tag, c->tag[i]);
     c->ls[i].fill_dirty = 0;
     c->busy[(size_t)(s - c->set) * c->wps + w / 64] &= ~(1ull << (w % 64));
     s->used--;
@@ -702,7 +731,8 @@ static void install(cache *c, uint32_t i, uint64_t ln, uint64_t now)
     uint32_t set = set_of_line(c, i), w = i - set * c->cfg.assoc;
     set_st *s = &c->set[set];
     c->tag[i] = ln;
-    hidx_put(&c->tix, c->tag, ln, i);
+    if (!c->scan_sets)
+        hidx_put(&c->tix, c->tag, ln, i);
     if (c->alloc_time)
         c->alloc_time[i] = now;
     if (c->last_use)
@@ -729,8 +759,14 @@ static int probe(cache *c, uint64_t addr, look *l, int need_victim)
 {
     l->ln = addr >> c->line_log2;
     l->m = req_mask(c, addr);
-    l->i = find_line(c, l->ln);
     l->set = NIL;
+    if (c->scan_sets) {
+        uint32_t set = cache_set_of(c, addr);
+        l->i = scan_set(c, set, l->ln);
+        l->set = l->i == NIL && need_victim ? set : NIL;
+    } else {
+        l->i = find_line(c, l->ln);
+    }
     if (l->i != NIL) {
         const line_st *x = &c->ls[l->i];
         l->p = (x->resv & l->m) ? R_HIT_RES : (x->valid & l->m) ? R_HIT : R_SECTOR_MISS;
@@ -738,7 +774,8 @@ static int probe(cache *c, uint64_t addr, look *l, int need_victim)
     }
     l->p = R_MISS;
     if (need_victim) {
-        l->set = cache_set_of(c, addr);
+        if (l->set == NIL)
+            l->set = cache_set_of(c, addr);
         if (!evictable(c, l->set))
             l->p = R_FAIL;
     }
@@ -1111,7 +1148,7 @@ void cache_prefetch_fill(const cache *c, uint64_t addr, uint32_t hint)
     if (hint && hint - 1 < c->ent_next) {
         __builtin_prefetch(&c->ent[hint - 1]);
         __builtin_prefetch(&c->ent_key[hint - 1]);
-    } else if (c->ls) {
+    } else if (c->ls && !c->scan_sets) {
         __builtin_prefetch(&c->tix.s[hidx_home(&c->tix, hidx_hash(ln))]);
     }
 }
@@ -1208,12 +1245,12 @@ static void settle(cache *c, uint32_t set)
 /* In a churning set, a run of missing lines only replaces one another in the victim way: the
  * last is kept on paper and written when the run ends, each one before it counted as an
  * eviction. A hit ends the run first (touching a line may reorder the set), as does another
- * stamp. Returns 1 when the prefill was taken so; else *i is the line's index now, and *setp
- * its set. */
+ * stamp. *setp is the line's set when known, else NIL. Returns 1 when the prefill was taken
+ * so; else *i is the line's index now, and *setp its set. */
 static int defer(cache *c, uint64_t line_addr, uint64_t ln, uint8_t m, uint32_t *i,
                  uint32_t *setp, uint64_t now)
 {
-    uint32_t set = *setp = cache_set_of(c, line_addr);
+    uint32_t set = *setp = *setp != NIL ? *setp : cache_set_of(c, line_addr);
     pf_pend *p = &c->pend[set];
     if (p->on) {
         if (*i == NIL && now == p->now) {
@@ -1226,7 +1263,7 @@ static int defer(cache *c, uint64_t line_addr, uint64_t ln, uint8_t m, uint32_t 
         }
         settle(c, set); /* a hit (touching may reorder the set), the victim's old line, or
                          * another stamp: first the run so far for real */
-        *i = find_line(c, ln);
+        *i = c->scan_sets ? scan_set(c, set, ln) : find_line(c, ln);
     }
     if (*i != NIL || !churning(c, set, now))
         return 0;
@@ -1244,7 +1281,13 @@ void cache_prefill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now)
     if (!m)
         return;
     uint64_t ln = line_addr >> c->line_log2;
-    uint32_t i = find_line(c, ln), set = NIL;
+    uint32_t set = NIL, i;
+    if (c->scan_sets) {
+        set = cache_set_of(c, line_addr);
+        i = scan_set(c, set, ln);
+    } else {
+        i = find_line(c, ln);
+    }
     if (c->pf_run && defer(c, line_addr, ln, m, &i, &set, now))
         return;
     prefill_now(c, line_addr, ln, m, i, set, now);
