@@ -1282,3 +1282,77 @@ TEST(cache_tags_allocated_on_first_use)
     CHECK_EQ(cache_probe(c, 0x1000) + cache_probe(c, 0x2000) + cache_probe(c, 0x3000), 0);
     cache_free(c);
 }
+
+/* The middle of a large copy, skipped: twin caches take the same older lines and the same
+ * copy (head, middle, tail, one stamp), one prefilling every line of the middle, the other
+ * only counting it (cache_prefill_skip) once cache_prefill_churns says every set churns.
+ * Every tail covers every set. They must agree on every statistic and every line, then and
+ * after a later copy that replaces part of the cache (so the age order agrees too). A dirty
+ * line stops the churn. */
+static int pf_twins(uint32_t sets, uint32_t assoc, const char *repl, int index, int sectored)
+{
+    cache_cfg cf = cfg_base();
+    cf.sets = sets;
+    cf.assoc = assoc;
+    cf.repl = repl;
+    cf.index = index;
+    cf.kind = sectored ? CACHE_SECTOR : CACHE_NORMAL;
+    cache *a = cache_new(&cf), *b = cache_new(&cf);
+    uint64_t lines = (uint64_t)sets * assoc, head = 3 * lines, mid = 10 * lines;
+    uint64_t tail = 4 * lines, base = 1ull << 30, bad = 0;
+    for (uint64_t i = 0; i < lines / 2; i++) /* older lines at another stamp */
+        for (cache *c = a; c; c = c == a ? b : NULL)
+            cache_prefill(c, (7ull << 32) + i * 384, 0xF, 5);
+    for (int part = 0; part < 3; part++) {
+        uint64_t from = part == 0 ? 0 : part == 1 ? head : head + mid;
+        uint64_t n = part == 0 ? head : part == 1 ? mid : tail;
+        if (part == 1) {
+            bad += !cache_prefill_churns(a, 10) || !cache_prefill_churns(b, 10);
+            bad += cache_holds_lines(b, base + from * 128, base + (from + n) * 128);
+            cache_prefill_skip(b, n);
+        }
+        for (cache *c = a; c; c = c == a ? b : NULL) {
+            if (part == 1 && c == b)
+                continue;
+            cache_prefill_begin(c);
+            for (uint64_t i = from; i < from + n; i++)
+                cache_prefill(c, base + i * 128, 0xF, 10);
+            cache_prefill_end(c);
+        }
+    }
+    for (int round = 0; round < 2; round++) {
+        static const char *const names[] = {"evictions", "writebacks", "accesses", "misses"};
+        for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+            bad += st(a, names[k]) != st(b, names[k]);
+        for (uint64_t i = 0; i < head + mid + tail; i++)
+            bad += cache_probe(a, base + i * 128) != cache_probe(b, base + i * 128);
+        for (uint64_t i = 0; i < lines / 2; i++)
+            bad += cache_probe(a, (7ull << 32) + i * 384) != cache_probe(b, (7ull << 32) + i * 384);
+        for (cache *c = a; c; c = c == a ? b : NULL) /* half a cache more, at a later stamp */
+            for (uint64_t i = 0; i < lines / 2; i++)
+                cache_prefill(c, (9ull << 32) + i * 128, 0xF, 20 + round);
+    }
+    CHECK(st(a, "evictions") > mid);
+    cache_free(a);
+    cache_free(b);
+    return (int)bad;
+}
+
+TEST(cache_prefill_skip_matches_prefilling_the_middle)
+{
+    CHECK_EQ(pf_twins(4, 4, "lru", CACHE_IDX_LINEAR, 1), 0);
+    CHECK_EQ(pf_twins(16, 16, "lru", CACHE_IDX_IPOLY, 1), 0);
+    CHECK_EQ(pf_twins(16, 8, "fifo", CACHE_IDX_IPOLY, 0), 0);
+    CHECK_EQ(pf_twins(2, 40, "lru", CACHE_IDX_LINEAR, 1), 0); /* sets found by the index */
+    cache_cfg cf = cfg_base();
+    cf.sets = 2;
+    cache *c = cache_new(&cf);
+    for (uint64_t i = 0; i < 4; i++)
+        cache_prefill(c, i * 128, 0xF, 3);
+    CHECK(cache_prefill_churns(c, 3));
+    CHECK(!cache_prefill_churns(c, 4)); /* the victims carry another stamp */
+    cache_result o;
+    cache_access(c, &(mem_req){.addr = 0, .op = MEM_WR}, 3, &o); /* a write hit: dirty */
+    CHECK(!cache_prefill_churns(c, 3));
+    cache_free(c);
+}

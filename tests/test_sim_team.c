@@ -105,6 +105,20 @@ TEST(sim_team_many_ctas_same_json)
  * its sets churn (held back on paper, cache_prefill_begin); the kernel's loads fall in the
  * copy's tail, which stays, so they hit in L2 (with the copy's 64-bit addresses: Accel-Sim's
  * 32-bit truncation would put it elsewhere). Same JSON for every thread count. */
+/* A copy 8.5 times the L2 (under Accel-Sim's 32-bit truncation, at 0): the middle of its
+ * prefill is counted, not written (memcpy_prefill_skip); the JSON is the same as with every
+ * line written, on one thread and on two. */
+TEST(sim_memcpy_prefill_skip_same_json)
+{
+    write_grid("big_copy", NCTA);
+    test_write_text("big_copy/kernelslist.g",
+                    "MemcpyHtoD,0x00007eff00000000,35651584\nkernel-1.traceg\n");
+    const char *runs[] = {"--memcpy_prefill_skip=0", "--memcpy_prefill_skip=1",
+                          "--memcpy_prefill_skip=1 --threads=2"};
+    same_json("big_copy", runs, BASE_ARRAY_LEN(runs), "", "\"gpu_tot_issued_cta\": 300",
+              "\"L2_total_cache_accesses\": 1200,");
+}
+
 TEST(sim_team_memcpy_prefill_same_json)
 {
     write_grid("copy_grid", NCTA);

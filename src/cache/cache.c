@@ -1307,6 +1307,32 @@ void cache_prefill_begin(cache *c)
 
 uint64_t cache_prefill_deferred(const cache *c) { return c->deferred; }
 
+int cache_prefill_churns(cache *c, uint64_t now)
+{
+    if (!c->ls || c->pf_run)
+        return 0;
+    for (uint32_t set = 0; set < c->cfg.sets; set++)
+        if (!churning(c, set, now))
+            return 0;
+    return 1;
+}
+
+int cache_holds_lines(const cache *c, uint64_t lo_line_addr, uint64_t hi_line_addr)
+{
+    uint64_t lo = lo_line_addr >> c->line_log2, hi = hi_line_addr >> c->line_log2;
+    for (uint32_t i = 0; c->ls && i < c->nlines; i++)
+        if ((c->ls[i].flags & F_USED) && c->tag[i] >= lo && c->tag[i] < hi)
+            return 1;
+    return 0;
+}
+
+void cache_prefill_skip(cache *c, uint64_t n)
+{
+    c->ver++;
+    c->st.v[CS(evictions)] += n;
+    c->deferred += n;
+}
+
 void cache_prefill_end(cache *c)
 {
     for (uint32_t k = 0; k < c->npend; k++) {

@@ -148,6 +148,16 @@ void cache_prefill_end(cache *c);
 /* Prefills a run never wrote because the next replaced them on paper (tests). */
 uint64_t cache_prefill_deferred(const cache *c);
 
+/* Skipping the middle of a large copy (outside a run). While cache_prefill_churns(c, now),
+ * every set is full and a prefill stamped `now` that misses takes the same victim way (one
+ * that already holds a line stamped `now`), so a stretch of such prefills, as long as each
+ * set gets a later one of its own, changes nothing but the eviction count: one per prefill,
+ * which cache_prefill_skip(c, n) adds for n of them. The caller makes sure none of them
+ * would hit (cache_holds_lines says whether any line in [lo, hi) is present). */
+int cache_prefill_churns(cache *c, uint64_t now);
+int cache_holds_lines(const cache *c, uint64_t lo_line_addr, uint64_t hi_line_addr);
+void cache_prefill_skip(cache *c, uint64_t n);
+
 /* Invalidates everything (kernel-boundary L1 flush): dirty data is dropped, so a write-back
  * cache uses cache_flush_next first. Sectors with a fill outstanding stay reserved (their
  * MSHR entries are kept and filled normally). */

@@ -347,7 +347,8 @@ void knob_echo_text(FILE *f, const knob_cfg *c, const char *prefix)
 static int host_only(const char *name)
 {
     return !strcmp(name, "threads") || !strcmp(name, "omp_schedule") || !strcmp(name, "progress") ||
-           !strcmp(name, "fast_forward") || !strcmp(name, "dram_defer");
+           !strcmp(name, "fast_forward") || !strcmp(name, "dram_defer") ||
+           !strcmp(name, "memcpy_prefill_skip");
 }
 
 void knob_echo_json(base_json *j, const knob_cfg *c)

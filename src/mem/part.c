@@ -677,6 +677,12 @@ void mem_part_prefill(mem_part *p, uint32_t sub_i, uint64_t addr)
                       p->now);
 }
 
+int mem_part_prefill_churns(mem_part *p, uint32_t sub_i)
+{
+    sub *u = sub_at(p, sub_i);
+    return u->l2 && cache_prefill_churns(u->l2, p->now);
+}
+
 void mem_part_prefill_run(mem_part *p, int begin)
 {
     for (uint32_t i = 0; i < p->n_sub; i++)

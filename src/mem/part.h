@@ -63,6 +63,9 @@ void mem_part_prefill(mem_part *p, uint32_t sub, uint64_t addr);
 void mem_part_prefill_block(mem_part *p, uint32_t sub, uint64_t addr, uint8_t mask);
 /* Brackets a run of prefills with nothing else in between (cache_prefill_begin, _end). */
 void mem_part_prefill_run(mem_part *p, int begin);
+/* Sub-partition sub's L2 would churn a prefill now (cache_prefill_churns at this channel's
+ * time): the condition for skipping prefills with cache_prefill_skip. 0 without an L2. */
+int mem_part_prefill_churns(mem_part *p, uint32_t sub);
 /* Kernel end with flush_l2_per_kernel: writes back and invalidates (returns DRAM writes).
  * As in GPGPU-Sim the flush takes no time and sends no DRAM traffic; the dirty sectors are
  * counted (stat flush_writebacks) and returned. */

@@ -130,23 +130,144 @@ static void memcpy_calls(sim *g, const trace_cmd *c, pf_batch *b)
         pf_put(b, bsub, blk << 7, mask);
 }
 
+/* The prefill calls of [from, to) of the copy (offsets), in batches. */
+static void memcpy_range(sim *g, const trace_cmd *c, uint64_t from, uint64_t to)
+{
+    trace_cmd part = *c;
+    part.addr = c->addr + from;
+    part.bytes = to - from;
+    /* 64K calls (2 MB with the sort's copy) give each slice of a large GPU a few thousand
+     * calls per batch, which pays for bringing its tag arrays into the cache */
+    uint64_t most = part.bytes / MEM_SECTOR + 2;
+    pf_batch b = {g, NULL, NULL, NULL, 0, most < 65536 ? (uint32_t)most : 65536};
+    b.v = base_malloc(2 * (size_t)b.cap * sizeof *b.v);
+    b.tmp = b.v + b.cap;
+    b.cnt = base_malloc(g->n_sub_total * sizeof *b.cnt);
+    memcpy_calls(g, &part, &b);
+    pf_flush(&b);
+    free(b.v);
+    free(b.cnt);
+}
+
+/* ---- the middle of a copy much larger than the L2 ------------------------------------
+ * Such a copy prefills every line of itself, though each set keeps only its first lines and
+ * its last: once the head of the copy has filled every set with lines of this copy, each
+ * later line replaces the one before in its set's victim way (cache_prefill_churns). So a
+ * stretch in the middle changes only the eviction counts, one per line, provided none of its
+ * lines is cached already and every set gets a line of the tail after it. The tail is found
+ * first, walking back from the end until every set has one; the head is then prefilled, the
+ * conditions checked, the middle counted per slice (cache_prefill_skip), and the tail
+ * prefilled. Without the conditions the copy is prefilled whole, as before. */
+#define PF_SKIP_COPIES 8u /* copies of at least this many times the L2 are worth the check */
+
+static uint64_t pf_addr(const sim *g, uint64_t a)
+{
+    return g->k.memcpy_truncate_32bit ? (uint32_t)a : a;
+}
+
+static cache *pf_l2(sim *g, uint32_t sub)
+{
+    uint32_t c = g->sub_chan[sub];
+    return mem_part_l2(g->part[c], sub - c * g->n_sub);
+}
+
+/* Lines of all slices, and their sets each (*sets); 0 unless every slice has an L2 of
+ * 128-byte lines (a block is one prefill) and the same sets. */
+static uint64_t pf_l2_lines(sim *g, uint32_t *sets)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < g->n_sub_total; i++) {
+        cache *l2 = pf_l2(g, i);
+        const cache_cfg *f = l2 ? cache_config(l2) : NULL;
+        if (!f || f->line != 128 || (i && f->sets != *sets))
+            return 0;
+        *sets = f->sets;
+        n += (uint64_t)f->sets * f->assoc;
+    }
+    return n;
+}
+
+/* Walking back from block address hi: the first block from which on every set of every
+ * slice gets a line, or lo when that takes blocks below lo. */
+static uint64_t pf_tail(sim *g, uint64_t lo, uint64_t hi, uint32_t sets)
+{
+    uint64_t need = (uint64_t)g->n_sub_total * sets, got = 0, a = hi;
+    uint8_t *seen = base_calloc(need, 1);
+    while (a > lo && got < need) {
+        a -= 128;
+        uint64_t t = pf_addr(g, a);
+        uint32_t sub = mem_map_sub_partition(&g->map, t);
+        cache *l2 = pf_l2(g, sub);
+        uint64_t k = (uint64_t)sub * sets + cache_set_of(l2, cache_line_addr(l2, t));
+        got += !seen[k];
+        seen[k] = 1;
+    }
+    free(seen);
+    return got == need ? a : lo;
+}
+
+/* Offsets *head < *tail of a middle worth trying to skip, or 0. */
+static int pf_plan(sim *g, const trace_cmd *c, uint64_t *head, uint64_t *tail)
+{
+    uint32_t sets = 0;
+    uint64_t lines = mem_map_grain(&g->map) >= 7 ? pf_l2_lines(g, &sets) : 0;
+    if (!g->k.memcpy_prefill_skip || !lines || c->bytes / 128 < PF_SKIP_COPIES * lines)
+        return 0;
+    uint64_t a = pf_addr(g, c->addr); /* no wrap: every line of the copy is distinct */
+    if (c->bytes > (g->k.memcpy_truncate_32bit ? (1ull << 32) : UINT64_MAX) - a)
+        return 0;
+    uint64_t h = (c->addr + 2 * lines * 128 + 127) & ~127ull;
+    uint64_t t = pf_tail(g, h, (c->addr + c->bytes) & ~127ull, sets);
+    *head = h - c->addr;
+    *tail = t - c->addr;
+    return t > h;
+}
+
+/* After the head: every slice churns and holds no line of the middle [lo, hi). */
+static int pf_can_skip(sim *g, uint64_t lo, uint64_t hi)
+{
+    uint64_t tlo = pf_addr(g, lo), thi = tlo + (hi - lo);
+    for (uint32_t i = 0; i < g->n_sub_total; i++) {
+        uint32_t c = g->sub_chan[i];
+        if (!mem_part_prefill_churns(g->part[c], i - c * g->n_sub) ||
+            cache_holds_lines(pf_l2(g, i), tlo, thi))
+            return 0;
+    }
+    return 1;
+}
+
+/* The middle's lines counted per slice, in the chunks that map to one slice (memcpy_calls). */
+static void pf_skip(sim *g, uint64_t lo, uint64_t hi)
+{
+    uint64_t *n = base_calloc(g->n_sub_total, sizeof *n), chunk = 1ull << mem_map_grain(&g->map);
+    for (uint64_t a = lo; a < hi;) {
+        uint64_t t = pf_addr(g, a), next = a + (chunk - (t & (chunk - 1)));
+        next = next < hi ? next : hi;
+        n[mem_map_sub_partition(&g->map, t)] += (next - a) / 128;
+        a = next;
+    }
+    for (uint32_t i = 0; i < g->n_sub_total; i++)
+        if (n[i])
+            cache_prefill_skip(pf_l2(g, i), n[i]);
+    free(n);
+}
+
 /* MemcpyHtoD: mark every sector present in its L2 slice. */
 static void memcpy_apply(sim *g, const trace_cmd *c)
 {
     if (!g->k.memcpy_l2_prefill)
         return;
     sim_sync_channels(g); /* prefill stamps lines with each channel's time */
-    /* 64K calls (2 MB with the sort's copy) give each slice of a large GPU a few thousand
-     * calls per batch, which pays for bringing its tag arrays into the cache */
-    uint64_t most = c->bytes / MEM_SECTOR + 2;
-    pf_batch b = {g, NULL, NULL, NULL, 0, most < 65536 ? (uint32_t)most : 65536};
-    b.v = base_malloc(2 * (size_t)b.cap * sizeof *b.v);
-    b.tmp = b.v + b.cap;
-    b.cnt = base_malloc(g->n_sub_total * sizeof *b.cnt);
-    memcpy_calls(g, c, &b);
-    pf_flush(&b);
-    free(b.v);
-    free(b.cnt);
+    uint64_t from = 0, head, tail;
+    if (pf_plan(g, c, &head, &tail)) {
+        memcpy_range(g, c, 0, head);
+        from = head;
+        if (pf_can_skip(g, c->addr + head, c->addr + tail)) {
+            pf_skip(g, c->addr + head, c->addr + tail);
+            from = tail;
+        }
+    }
+    memcpy_range(g, c, from, c->bytes);
 }
 
 static int running(const sim *g, uint64_t *stream_busy, uint64_t stream)
