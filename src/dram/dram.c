@@ -251,7 +251,8 @@ int dram_ret_ready(const dram *d) { return !mem_q_empty(&d->ret); }
 
 mem_req dram_ret_pop(dram *d)
 {
-    d->quiet_until = 0; /* a column command may have waited for the room */
+    if (d->fl_n + mem_q_len(&d->ret) >= d->ret.cap)
+        d->quiet_until = 0; /* a column command may have waited for the room */
     return mem_q_pop(&d->ret);
 }
 int dram_busy(const dram *d) { return d->qn || d->fl_n || !mem_q_empty(&d->ret); }
@@ -288,6 +289,29 @@ static void occ_set(dram *d, uint32_t b, int on)
     d->occ[b / 64] = on ? d->occ[b / 64] | bit : d->occ[b / 64] & ~bit;
 }
 
+static void repick(dram *d, uint32_t b);
+static void scan_base(const dram *d, int64_t base[DRAM_NCMD]);
+static int64_t bank_ready(const dram *d, int cmd, uint32_t b, const int64_t base[DRAM_NCMD]);
+
+/* A push onto bank b. A bank-local plug-in's other banks keep their picks and times, so the
+ * scans stay skipped up to the first cycle b's new pick may issue (an earlier bound than the
+ * true one only costs a scan that finds nothing). Otherwise the next cycle scans. */
+static void pushed_wake(dram *d, uint32_t b)
+{
+    if (!d->sched->bank_local || d->eager) {
+        d->quiet_until = 0;
+        return;
+    }
+    repick(d, b);
+    if (d->bk[b].want < 0)
+        return;
+    int64_t base[DRAM_NCMD];
+    scan_base(d, base);
+    int64_t t = bank_ready(d, d->bk[b].want, b, base);
+    uint64_t at = t > (int64_t)d->now ? (uint64_t)t : d->now;
+    d->quiet_until = at < d->quiet_until ? at : d->quiet_until;
+}
+
 void dram_push(dram *d, const mem_req *r)
 {
     if (d->qn >= d->qcap)
@@ -310,7 +334,7 @@ void dram_push(dram *d, const mem_req *r)
     if (!k->nq++)
         occ_set(d, b, 1);
     entries_changed(d, b);
-    d->quiet_until = 0;
+    pushed_wake(d, b);
     BUMP(d, requests, 1);
 }
 
