@@ -138,7 +138,8 @@ TEST(addrmap_knob_check)
     knob_free(&c);
 }
 
-/* A bound map decodes exactly as an unbound one, for its own channel count and another. */
+/* A bound map decodes exactly as an unbound one, for its own channel count and another, and
+ * mem_addrmap_bank_row gives decode's bank and row (16 channels and 12). */
 TEST(addrmap_bind_keeps_every_decode)
 {
     mem_addrmap m, b;
@@ -157,6 +158,10 @@ TEST(addrmap_bind_keeps_every_decode)
             mem_addrmap_decode(&b, n, 2, addr, &y);
             bad += x.channel != y.channel || x.bank != y.bank || x.row != y.row ||
                    x.col != y.col || x.burst != y.burst || x.sub_partition != y.sub_partition;
+            uint32_t bank;
+            uint64_t row;
+            mem_addrmap_bank_row(&b, n, addr, &bank, &row); /* the DRAM's shortcut */
+            bad += bank != x.bank || row != x.row;
         }
     }
     CHECK_EQ(bad, 0);

@@ -264,13 +264,11 @@ uint32_t dram_queue_len(const dram *d) { return d->qn; }
  * not powers of two or maps with more bank bits than banks. */
 static void decode(const dram *d, uint64_t addr, uint32_t *bank, uint64_t *row)
 {
-    mem_addr a;
-    mem_addrmap_decode(&d->map, d->n_mem, d->n_sub, addr, &a);
-    uint32_t b = a.bank;
+    uint32_t b;
+    mem_addrmap_bank_row(&d->map, d->n_mem, addr, &b, row);
     if (d->xor_bank)
-        b ^= (uint32_t)(a.row & (uint64_t)(d->t.nbk - 1));
+        b ^= (uint32_t)(*row & (uint64_t)(d->t.nbk - 1));
     *bank = b % d->t.nbk;
-    *row = a.row;
 }
 
 static void entries_changed(dram *d, uint32_t b)

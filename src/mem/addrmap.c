@@ -123,32 +123,49 @@ void mem_addrmap_bind(mem_addrmap *m, uint32_t n_mem)
     mem_addrmap_masks(m, m->bound_n_mem, m->bound);
 }
 
-void mem_addrmap_decode(const mem_addrmap *m, uint32_t n_mem, uint32_t n_sub, uint64_t addr,
-                        mem_addr *out)
+/* The address the row, bank, column and burst masks apply to, and those masks (mk[0..3]);
+ * the channel too when chan is not NULL. */
+static uint64_t split(const mem_addrmap *m, uint32_t n_mem, uint64_t addr, uint64_t mk[5],
+                      uint64_t *chan)
 {
-    uint64_t mk[5];
-    uint64_t a = addr, chan;
-    if (n_mem == 0)
-        n_mem = 1;
-    if (n_sub == 0)
-        n_sub = 1;
     if (m->chip_start >= 0 && log2_exact(n_mem) < 0) {
         /* non-power-of-two channels: mod/div at bit S, the masks stay as written */
         int s = m->chip_start;
         uint64_t hi = addr >> s, low = addr & (((uint64_t)1 << s) - 1);
-        chan = hi % n_mem;
-        a = (hi / n_mem) << s | low;
+        if (chan)
+            *chan = hi % n_mem;
         mk[0] = m->row;
         mk[1] = m->bank;
         mk[2] = m->col;
         mk[3] = m->burst;
-    } else {
-        if (n_mem == m->bound_n_mem)
-            memcpy(mk, m->bound, sizeof mk);
-        else
-            mem_addrmap_masks(m, n_mem, mk);
-        chan = mem_pack_bits(addr, mk[4]) % n_mem;
+        return (hi / n_mem) << s | low;
     }
+    if (n_mem == m->bound_n_mem)
+        memcpy(mk, m->bound, 5 * sizeof *mk);
+    else
+        mem_addrmap_masks(m, n_mem, mk);
+    if (chan)
+        *chan = mem_pack_bits(addr, mk[4]) % n_mem;
+    return addr;
+}
+
+void mem_addrmap_bank_row(const mem_addrmap *m, uint32_t n_mem, uint64_t addr, uint32_t *bank,
+                          uint64_t *row)
+{
+    uint64_t mk[5], a = split(m, n_mem ? n_mem : 1, addr, mk, NULL);
+    *row = mem_pack_bits(a, mk[0]);
+    *bank = (uint32_t)mem_pack_bits(a, mk[1]);
+}
+
+void mem_addrmap_decode(const mem_addrmap *m, uint32_t n_mem, uint32_t n_sub, uint64_t addr,
+                        mem_addr *out)
+{
+    uint64_t mk[5], chan;
+    if (n_mem == 0)
+        n_mem = 1;
+    if (n_sub == 0)
+        n_sub = 1;
+    uint64_t a = split(m, n_mem, addr, mk, &chan);
     out->channel = (uint32_t)chan;
     out->row = mem_pack_bits(a, mk[0]);
     out->bank = (uint32_t)mem_pack_bits(a, mk[1]);

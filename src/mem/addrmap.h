@@ -39,6 +39,10 @@ void mem_addrmap_bind(mem_addrmap *m, uint32_t n_mem);
 void mem_addrmap_decode(const mem_addrmap *m, uint32_t n_mem, uint32_t n_sub, uint64_t addr,
                         mem_addr *out);
 
+/* Only the bank and row fields of mem_addrmap_decode (what a DRAM channel needs per request). */
+void mem_addrmap_bank_row(const mem_addrmap *m, uint32_t n_mem, uint64_t addr, uint32_t *bank,
+                          uint64_t *row);
+
 /* The masks actually used by mem_addrmap_decode for n_mem channels (channel bits inserted
  * when n_mem is a power of two), in the order row, bank, col, burst, chan: what GPGPU-Sim
  * prints as addr_dec_mask[...]. */
