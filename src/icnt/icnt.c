@@ -87,6 +87,9 @@ typedef struct xbar {
     int32_t *cand;       /* islip scratch: per output, the input it grants */
     uint32_t *cand_dist;
     uint64_t *held;      /* per output, a bit: its ring holds a packet (whole or arriving) */
+    uint64_t *filled;    /* per input, a bit: its ring holds a packet (a cycle visits only
+                          * these inputs, in index order) */
+    uint64_t *asked;     /* islip scratch: per output, a bit: some input asks for it */
     /* per output, its head packet's t_ready (UINT64_MAX: none, or flits missing): the serial
      * phases peek at every held output each cycle, mostly before its head is ready, and this
      * answers them from one small array instead of a ring and a packet each */
@@ -176,6 +179,8 @@ static void xbar_carve(xbar *x, uint32_t nin, uint32_t nout, const icnt *n, base
     x->cand = base_slab_take(b, nout, sizeof *x->cand);
     x->cand_dist = base_slab_take(b, nout, sizeof *x->cand_dist);
     x->held = base_slab_take(b, (nout + 63) / 64, sizeof *x->held);
+    x->filled = base_slab_take(b, (nin + 63) / 64, sizeof *x->filled);
+    x->asked = base_slab_take(b, (nout + 63) / 64, sizeof *x->asked);
     x->head_ready = base_slab_take(b, nout, sizeof *x->head_ready);
 }
 
@@ -183,6 +188,7 @@ static void xbar_init(xbar *x, const icnt *n)
 {
     for (uint32_t o = 0; o < x->nout; o++) {
         x->lock[o] = -1;
+        x->cand[o] = -1;
         x->head_ready[o] = UINT64_MAX;
     }
     x->grant_left = n->grant_cycles;
@@ -299,6 +305,8 @@ void icnt_push(icnt *n, int subnet, uint32_t src, uint32_t dst, const mem_req *r
                    subnet);
     p.r.loc = subnet == ICNT_REQ ? MEM_AT_ICNT_REQ : MEM_AT_ICNT_REP;
     ring_push(q, &p);
+    uint32_t i = in_port(n, subnet, src);
+    x->filled[i / 64] |= 1ull << (i % 64);
     q->flits += p.flits;
     x->npkts++;
     stat_inc(&n->st, subnet == ICNT_REQ ? IS_req_packets : IS_rep_packets, 1);
@@ -327,6 +335,8 @@ static void send_flit(icnt *n, xbar *x, uint32_t i)
     x->lock[p->dst] = -1;
     x->sent[i] = 0;
     ring_drop_head(q);
+    if (!q->n)
+        x->filled[i / 64] &= ~(1ull << (i % 64));
 }
 
 /* Input i's head packet takes its output: reserve the whole packet there, send a flit. */
@@ -368,13 +378,19 @@ static void arbitrate_rr(icnt *n, xbar *x)
     x->rr = (x->rr + 1) % x->nin;
 }
 
+/* The inputs holding a packet, in index order (a snapshot of each word of `filled`). */
+#define FOR_FILLED(x, i)                                                                     \
+    for (uint32_t w_ = 0; w_ < ((x)->nin + 63) / 64; w_++)                                   \
+        for (uint64_t b_ = (x)->filled[w_]; b_ && ((i) = w_ * 64 + (uint32_t)__builtin_ctzll(b_), 1); \
+             b_ &= b_ - 1)
+
+/* cand[] is -1 for every output between cycles: the grant resets the outputs asked for. */
 static void arbitrate_islip(icnt *n, xbar *x)
 {
-    for (uint32_t o = 0; o < x->nout; o++)
-        x->cand[o] = -1;
     /* request: each idle input asks for its head's output; grant: nearest at/after pointer */
-    for (uint32_t i = 0; i < x->nin; i++) {
-        if (x->in_busy[i] || !x->in[i].n)
+    uint32_t i;
+    FOR_FILLED(x, i) {
+        if (x->in_busy[i])
             continue;
         uint32_t o = ring_at(&x->in[i], 0)->dst;
         if (x->lock[o] >= 0 || x->out_busy[o]) {
@@ -389,22 +405,33 @@ static void arbitrate_islip(icnt *n, xbar *x)
         }
         x->cand[o] = (int32_t)i;
         x->cand_dist[o] = d;
+        x->asked[o / 64] |= 1ull << (o % 64);
     }
     int move = x->grant_left == 1;
-    for (uint32_t o = 0; o < x->nout; o++) {
-        if (x->cand[o] < 0)
-            continue;
-        uint32_t i = (uint32_t)x->cand[o];
-        const pkt *p = ring_at(&x->in[i], 0);
-        if (!room(&x->out[o], p->flits, n->out_limit)) {
-            stat_inc(&x->st, IS_out_full, 1);
-            continue;
+    for (uint32_t w = 0; w < (x->nout + 63) / 64; w++) {
+        for (uint64_t bits = x->asked[w]; bits; bits &= bits - 1) {
+            uint32_t o = w * 64 + (uint32_t)__builtin_ctzll(bits), in = (uint32_t)x->cand[o];
+            x->cand[o] = -1;
+            const pkt *p = ring_at(&x->in[in], 0);
+            if (!room(&x->out[o], p->flits, n->out_limit)) {
+                stat_inc(&x->st, IS_out_full, 1);
+                continue;
+            }
+            start(n, x, in);
+            if (move)
+                x->gptr[o] = (in + 1) % x->nin;
         }
-        start(n, x, i);
-        if (move)
-            x->gptr[o] = (i + 1) % x->nin;
+        x->asked[w] = 0;
     }
     x->grant_left = move ? n->grant_cycles : x->grant_left - 1;
+}
+
+static uint32_t filled_inputs(const xbar *x)
+{
+    uint32_t k = 0;
+    for (uint32_t w = 0; w < (x->nin + 63) / 64; w++)
+        k += (uint32_t)__builtin_popcountll(x->filled[w]);
+    return k;
 }
 
 static void xbar_cycle(icnt *n, xbar *x)
@@ -413,7 +440,11 @@ static void xbar_cycle(icnt *n, xbar *x)
         return;
     memset(x->in_busy, 0, x->nin);
     memset(x->out_busy, 0, x->nout);
-    for (uint32_t i = 0; i < x->nin; i++) {
+    /* an empty input counts as full only when a packet exceeds the whole buffer */
+    if (n->max_flits > n->in_limit)
+        stat_inc(&x->st, IS_in_full, x->nin - filled_inputs(x));
+    uint32_t i;
+    FOR_FILLED(x, i) {
         if (x->sent[i])
             send_flit(n, x, i); /* a started packet keeps its output */
         if (x->in[i].flits + n->max_flits > n->in_limit)
