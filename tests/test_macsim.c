@@ -525,8 +525,8 @@ TEST(macsim_bad_records_name_file_and_offset)
             ptx_rec(&b, &ex);
             b.len -= (size_t)c->cut;
         }
-        char dir[64];
-        snprintf(dir, sizeof dir, "bad_%s", c->name);
+        char dir[64]; /* not bad_%s: test_bad_input's Accel-Sim cases use those names */
+        snprintf(dir, sizeof dir, "macsim_bad_%s", c->name);
         uint32_t id = 0;
         char *path = gpu_trace(dir, "newptx", 14, 1, &id, &b);
         macsim_summary s;

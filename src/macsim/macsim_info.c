@@ -130,6 +130,8 @@ static int64_t read_file(const macsim_run *r, const char *path, macsim_unit *u, 
     int64_t n = 0;
     macsim_ginst g;
     macsim_cinst c;
+    memset(&g, 0, sizeof g); /* filled by the stream; cleared so that no inlining of the */
+    memset(&c, 0, sizeof c); /* readers makes a compiler think otherwise (-flto) */
     while ((rc = gpu ? macsim_stream_gpu(s, &g, e) : macsim_stream_cpu(s, &c, e)) == 1) {
         if (gpu)
             count_ginst(&r->t.fmt, &g, u);
