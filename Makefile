@@ -16,7 +16,7 @@ CFLAGS  ?=
 SAN     ?=
 OMP     ?= -fopenmp
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-ALLCFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -g $(OPT) $(WARN) $(SAN) $(OMP) -Isrc -I$(BUILD)/gen $(CFLAGS)
+ALLCFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -g $(OPT) $(LTO) $(WARN) $(SAN) $(OMP) -Isrc -I$(BUILD)/gen $(CFLAGS)
 LDLIBS   = -lzstd -llzma -lz -lm
 # A static binary skips the dynamic loader (mapping five libraries, relocations, symbol
 # lookups): about half the start-up cost of a short run. Used when the toolchain can link
@@ -28,6 +28,19 @@ LDSTATIC_TRY = $(if $(SAN),,$(shell printf 'int main(void){return 0;}\n' | \
                  $(CC) $(OMP) -static -x c - -o $(STATIC_PROBE) $(LDLIBS) >/dev/null 2>&1 \
                  && echo -static; rm -f $(STATIC_PROBE)))
 LDSTATIC = $(eval LDSTATIC := $(LDSTATIC_TRY))$(LDSTATIC)
+
+# Link-time optimisation: the hot paths cross modules (queues, statistics, cache and DRAM
+# accessors), and with it a run executes about a tenth fewer instructions. Used when the
+# toolchain can compile, archive and link LTO objects (a probe does all three, once, like the
+# static link above); never under a sanitizer.
+LTO_PROBE = $(BUILD)/.lto-probe
+LTO_TRY = $(if $(SAN),,$(shell mkdir -p $(LTO_PROBE) && cd $(LTO_PROBE) && \
+            printf 'int f(void){return 0;}\n' > f.c && \
+            printf 'int f(void);\nint main(void){return f();}\n' > m.c && \
+            $(CC) -flto=auto -c f.c -o f.o >/dev/null 2>&1 && ar rcs libf.a f.o >/dev/null 2>&1 && \
+            $(CC) -flto=auto $(OMP) m.c libf.a -o m >/dev/null 2>&1 && echo -flto=auto; \
+            rm -rf $(abspath $(LTO_PROBE))))
+LTO = $(eval LTO := $(LTO_TRY))$(LTO)
 
 LIB_SRC  = $(filter-out src/cli/%,$(wildcard src/*/*.c))
 CLI_SRC  = $(wildcard src/cli/*.c)
