@@ -378,18 +378,22 @@ static void arbitrate_rr(icnt *n, xbar *x)
     x->rr = (x->rr + 1) % x->nin;
 }
 
-/* The inputs holding a packet, in index order (a snapshot of each word of `filled`). */
-#define FOR_FILLED(x, i)                                                                     \
-    for (uint32_t w_ = 0; w_ < ((x)->nin + 63) / 64; w_++)                                   \
-        for (uint64_t b_ = (x)->filled[w_]; b_ && ((i) = w_ * 64 + (uint32_t)__builtin_ctzll(b_), 1); \
-             b_ &= b_ - 1)
+/* The first input from `from` on that holds a packet, or nin. */
+static uint32_t next_filled(const xbar *x, uint32_t from)
+{
+    for (uint32_t i = from; i < x->nin; i = (i / 64 + 1) * 64) {
+        uint64_t w = x->filled[i / 64] >> (i % 64);
+        if (w)
+            return i + (uint32_t)__builtin_ctzll(w);
+    }
+    return x->nin;
+}
 
 /* cand[] is -1 for every output between cycles: the grant resets the outputs asked for. */
 static void arbitrate_islip(icnt *n, xbar *x)
 {
     /* request: each idle input asks for its head's output; grant: nearest at/after pointer */
-    uint32_t i;
-    FOR_FILLED(x, i) {
+    for (uint32_t i = next_filled(x, 0); i < x->nin; i = next_filled(x, i + 1)) {
         if (x->in_busy[i])
             continue;
         uint32_t o = ring_at(&x->in[i], 0)->dst;
@@ -443,8 +447,7 @@ static void xbar_cycle(icnt *n, xbar *x)
     /* an empty input counts as full only when a packet exceeds the whole buffer */
     if (n->max_flits > n->in_limit)
         stat_inc(&x->st, IS_in_full, x->nin - filled_inputs(x));
-    uint32_t i;
-    FOR_FILLED(x, i) {
+    for (uint32_t i = next_filled(x, 0); i < x->nin; i = next_filled(x, i + 1)) {
         if (x->sent[i])
             send_flit(n, x, i); /* a started packet keeps its output */
         if (x->in[i].flits + n->max_flits > n->in_limit)
