@@ -287,55 +287,6 @@ static void occ_set(dram *d, uint32_t b, int on)
     d->occ[b / 64] = on ? d->occ[b / 64] | bit : d->occ[b / 64] & ~bit;
 }
 
-static void repick(dram *d, uint32_t b);
-static void scan_base(const dram *d, int64_t base[DRAM_NCMD]);
-static int64_t bank_ready(const dram *d, int cmd, uint32_t b, const int64_t base[DRAM_NCMD]);
-
-/* A push onto bank b. A bank-local plug-in's other banks keep their picks and times, so the
- * scans stay skipped up to the first cycle b's new pick may issue (an earlier bound than the
- * true one only costs a scan that finds nothing). Otherwise the next cycle scans. */
-static void pushed_wake(dram *d, uint32_t b)
-{
-    if (!d->sched->bank_local || d->eager) {
-        d->quiet_until = 0;
-        return;
-    }
-    repick(d, b);
-    if (d->bk[b].want < 0)
-        return;
-    int64_t base[DRAM_NCMD];
-    scan_base(d, base);
-    int64_t t = bank_ready(d, d->bk[b].want, b, base);
-    uint64_t at = t > (int64_t)d->now ? (uint64_t)t : d->now;
-    d->quiet_until = at < d->quiet_until ? at : d->quiet_until;
-}
-
-void dram_push(dram *d, const mem_req *r)
-{
-    if (d->qn >= d->qcap)
-        base_panic("dram %u: push on a full scheduler queue (%u entries)", d->channel, d->qcap);
-    uint32_t i = d->nfreed ? d->freed[--d->nfreed] : d->fresh++, b;
-    d->qn++;
-    d->q[i] = *r;
-    d->q[i].loc = MEM_AT_DRAM_Q;
-    decode(d, r->addr, &b, &d->qrow[i]);
-    d->qbank[i] = b;
-    d->next[i] = NIL;
-    d->prev[i] = d->tail;
-    *(d->tail == NIL ? &d->head : &d->next[d->tail]) = i;
-    d->tail = i;
-    dram_bank *k = &d->bk[b];
-    d->bnext[i] = NIL;
-    d->bprev[i] = k->tail;
-    *(k->tail == NIL ? &k->head : &d->bnext[k->tail]) = i;
-    k->tail = i;
-    if (!k->nq++)
-        occ_set(d, b, 1);
-    entries_changed(d, b);
-    pushed_wake(d, b);
-    BUMP(d, requests, 1);
-}
-
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 /* The first cycle every timing rule allows cmd on bank b. */
@@ -367,26 +318,31 @@ static uint64_t burst_start(const dram *d, int cmd)
 
 /* The first cycle a command may issue to a bank as things stand is the latest of its timing
  * rules and, for a column command, a free data bus at its burst and room in the return queue
- * (never while full). All but the bank's and its group's rules are the same for every bank:
- * a scan works them out once (scan_base), then each bank adds its own (bank_ready). The
+ * (never while full). All but the bank's and its group's rules are the same for every bank
+ * (base_of): a scan works them out once (scan_base), then each bank adds its own
+ * (bank_ready). The
  * scan's test and its bound both come from these, so the bound cannot drift from the test. */
+static int64_t base_of(const dram *d, int c)
+{
+    if (c != DRAM_RD && c != DRAM_WR)
+        return d->rdy_any[c];
+    if (d->fl_n + mem_q_len(&d->ret) >= d->ret.cap)
+        return INT64_MAX;
+    int64_t bus = (int64_t)d->bus_end - (int64_t)(c == DRAM_RD ? d->t.tCL : d->t.tWL);
+    return max64(d->rdy_any[c], bus);
+}
+
 static void scan_base(const dram *d, int64_t base[DRAM_NCMD])
 {
-    int full = d->fl_n + mem_q_len(&d->ret) >= d->ret.cap;
-    for (int c = 0; c < DRAM_NCMD; c++) {
-        base[c] = d->rdy_any[c];
-        if (c != DRAM_RD && c != DRAM_WR)
-            continue;
-        int64_t bus = (int64_t)d->bus_end - (int64_t)(c == DRAM_RD ? d->t.tCL : d->t.tWL);
-        base[c] = full ? INT64_MAX : max64(base[c], bus);
-    }
+    for (int c = 0; c < DRAM_NCMD; c++)
+        base[c] = base_of(d, c);
 }
 
 /* Bank b's wanted command: its fresh pick's own and group rules, and the scan's base. */
-static int64_t bank_ready(const dram *d, int cmd, uint32_t b, const int64_t base[DRAM_NCMD])
+static int64_t bank_ready(const dram *d, uint32_t b, int64_t base)
 {
     const dram_bank *k = &d->bk[b];
-    return max64(max64(k->own, d->rdy_grp[k->grp_cmd]), base[cmd]);
+    return max64(max64(k->own, d->rdy_grp[k->grp_cmd]), base);
 }
 
 /* The command bank b needs for the request in slot qi. */
@@ -507,6 +463,49 @@ __attribute__((noinline)) static void repick(dram *d, uint32_t b)
     }
 }
 
+/* A push onto bank b. A bank-local plug-in's other banks keep their picks and times, so the
+ * scans stay skipped up to the first cycle b's new pick may issue (an earlier bound than the
+ * true one only costs a scan that finds nothing). Otherwise the next cycle scans. */
+static void pushed_wake(dram *d, uint32_t b)
+{
+    if (!d->sched->bank_local || d->eager) {
+        d->quiet_until = 0;
+        return;
+    }
+    repick(d, b);
+    if (d->bk[b].want < 0)
+        return;
+    int64_t t = bank_ready(d, b, base_of(d, d->bk[b].want));
+    uint64_t at = t > (int64_t)d->now ? (uint64_t)t : d->now;
+    d->quiet_until = at < d->quiet_until ? at : d->quiet_until;
+}
+
+void dram_push(dram *d, const mem_req *r)
+{
+    if (d->qn >= d->qcap)
+        base_panic("dram %u: push on a full scheduler queue (%u entries)", d->channel, d->qcap);
+    uint32_t i = d->nfreed ? d->freed[--d->nfreed] : d->fresh++, b;
+    d->qn++;
+    d->q[i] = *r;
+    d->q[i].loc = MEM_AT_DRAM_Q;
+    decode(d, r->addr, &b, &d->qrow[i]);
+    d->qbank[i] = b;
+    d->next[i] = NIL;
+    d->prev[i] = d->tail;
+    *(d->tail == NIL ? &d->head : &d->next[d->tail]) = i;
+    d->tail = i;
+    dram_bank *k = &d->bk[b];
+    d->bnext[i] = NIL;
+    d->bprev[i] = k->tail;
+    *(k->tail == NIL ? &k->head : &d->bnext[k->tail]) = i;
+    k->tail = i;
+    if (!k->nq++)
+        occ_set(d, b, 1);
+    entries_changed(d, b);
+    pushed_wake(d, b);
+    BUMP(d, requests, 1);
+}
+
 /* The command bank b wants next (-1: none), asking the plug-in again if its pick is stale. */
 static inline int want(dram *d, uint32_t b)
 {
@@ -541,7 +540,7 @@ static int try_issue(dram *d, unsigned classes, int64_t *bound)
             int cmd = want(d, b);
             if (cmd < 0)
                 continue;
-            int64_t t = bank_ready(d, cmd, b, base);
+            int64_t t = bank_ready(d, b, base[cmd]);
             if (t <= now && (classes >> cmd & 1u)) {
                 issue(d, cmd, b, d->bk[b].pick);
                 return 1;
