@@ -108,6 +108,20 @@ void base_slab_free(base_slab *s);
 
 /* Strips leading and trailing whitespace in place; returns the first non-blank character. */
 char *base_trim(char *s);
+/* The first set bit at or after `from` and below `lim` in a bitmap of 64-bit words, or lim. */
+static inline uint32_t base_next_bit(const uint64_t *b, uint32_t from, uint32_t lim)
+{
+    while (from < lim) {
+        uint64_t v = b[from >> 6] >> (from & 63);
+        if (v) {
+            uint32_t i = from + (uint32_t)__builtin_ctzll(v);
+            return i < lim ? i : lim;
+        }
+        from = (from | 63) + 1;
+    }
+    return lim;
+}
+
 /* FNV-1a of a string: for name tables looked up many times (knobs, GPGPU-Sim options). */
 static inline uint32_t base_str_hash(const char *s)
 {

@@ -532,11 +532,20 @@ static uint32_t scan_set(const cache *c, uint32_t set, uint64_t ln)
     return NIL;
 }
 
+/* find_line that also leaves the set in *set when it worked it out (a scanned cache; *set
+ * is untouched otherwise), for a caller that needs the set next. */
+static uint32_t find_line_set(const cache *c, uint64_t ln, uint32_t *set)
+{
+    if (!c->scan_sets)
+        return hidx_get(&c->tix, c->tag, ln);
+    *set = cache_set_of(c, ln << c->line_log2);
+    return scan_set(c, *set, ln);
+}
+
 static uint32_t find_line(const cache *c, uint64_t ln)
 {
-    if (c->scan_sets)
-        return scan_set(c, cache_set_of(c, ln << c->line_log2), ln);
-    return hidx_get(&c->tix, c->tag, ln);
+    uint32_t set;
+    return find_line_set(c, ln, &set);
 }
 
 static uint32_t set_of_line(const cache *c, uint32_t i)
@@ -759,14 +768,9 @@ static int probe(cache *c, uint64_t addr, look *l, int need_victim)
 {
     l->ln = addr >> c->line_log2;
     l->m = req_mask(c, addr);
+    uint32_t set = NIL;
+    l->i = find_line_set(c, l->ln, &set);
     l->set = NIL;
-    if (c->scan_sets) {
-        uint32_t set = cache_set_of(c, addr);
-        l->i = scan_set(c, set, l->ln);
-        l->set = l->i == NIL && need_victim ? set : NIL;
-    } else {
-        l->i = find_line(c, l->ln);
-    }
     if (l->i != NIL) {
         const line_st *x = &c->ls[l->i];
         l->p = (x->resv & l->m) ? R_HIT_RES : (x->valid & l->m) ? R_HIT : R_SECTOR_MISS;
@@ -774,8 +778,7 @@ static int probe(cache *c, uint64_t addr, look *l, int need_victim)
     }
     l->p = R_MISS;
     if (need_victim) {
-        if (l->set == NIL)
-            l->set = cache_set_of(c, addr);
+        l->set = set != NIL ? set : cache_set_of(c, addr);
         if (!evictable(c, l->set))
             l->p = R_FAIL;
     }
@@ -1263,7 +1266,7 @@ static int defer(cache *c, uint64_t line_addr, uint64_t ln, uint8_t m, uint32_t 
         }
         settle(c, set); /* a hit (touching may reorder the set), the victim's old line, or
                          * another stamp: first the run so far for real */
-        *i = c->scan_sets ? scan_set(c, set, ln) : find_line(c, ln);
+        *i = find_line_set(c, ln, &set);
     }
     if (*i != NIL || !churning(c, set, now))
         return 0;
@@ -1281,13 +1284,7 @@ void cache_prefill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now)
     if (!m)
         return;
     uint64_t ln = line_addr >> c->line_log2;
-    uint32_t set = NIL, i;
-    if (c->scan_sets) {
-        set = cache_set_of(c, line_addr);
-        i = scan_set(c, set, ln);
-    } else {
-        i = find_line(c, ln);
-    }
+    uint32_t set = NIL, i = find_line_set(c, ln, &set);
     if (c->pf_run && defer(c, line_addr, ln, m, &i, &set, now))
         return;
     prefill_now(c, line_addr, ln, m, i, set, now);

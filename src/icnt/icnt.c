@@ -378,22 +378,12 @@ static void arbitrate_rr(icnt *n, xbar *x)
     x->rr = (x->rr + 1) % x->nin;
 }
 
-/* The first input from `from` on that holds a packet, or nin. */
-static uint32_t next_filled(const xbar *x, uint32_t from)
-{
-    for (uint32_t i = from; i < x->nin; i = (i / 64 + 1) * 64) {
-        uint64_t w = x->filled[i / 64] >> (i % 64);
-        if (w)
-            return i + (uint32_t)__builtin_ctzll(w);
-    }
-    return x->nin;
-}
-
 /* cand[] is -1 for every output between cycles: the grant resets the outputs asked for. */
 static void arbitrate_islip(icnt *n, xbar *x)
 {
     /* request: each idle input asks for its head's output; grant: nearest at/after pointer */
-    for (uint32_t i = next_filled(x, 0); i < x->nin; i = next_filled(x, i + 1)) {
+    for (uint32_t i = base_next_bit(x->filled, 0, x->nin); i < x->nin;
+         i = base_next_bit(x->filled, i + 1, x->nin)) {
         if (x->in_busy[i])
             continue;
         uint32_t o = ring_at(&x->in[i], 0)->dst;
@@ -447,7 +437,8 @@ static void xbar_cycle(icnt *n, xbar *x)
     /* an empty input counts as full only when a packet exceeds the whole buffer */
     if (n->max_flits > n->in_limit)
         stat_inc(&x->st, IS_in_full, x->nin - filled_inputs(x));
-    for (uint32_t i = next_filled(x, 0); i < x->nin; i = next_filled(x, i + 1)) {
+    for (uint32_t i = base_next_bit(x->filled, 0, x->nin); i < x->nin;
+         i = base_next_bit(x->filled, i + 1, x->nin)) {
         if (x->sent[i])
             send_flit(n, x, i); /* a started packet keeps its output */
         if (x->in[i].flits + n->max_flits > n->in_limit)
@@ -486,15 +477,7 @@ uint32_t icnt_next_held(const icnt *n, int subnet, uint32_t dst)
     const xbar *x = xb(n, subnet);
     uint32_t lim = subnet == ICNT_REQ ? n->n_sub : n->n_sm;
     uint32_t base = out_port(n, subnet, 0);
-    for (uint32_t p = base + dst; p < base + lim;) {
-        uint64_t w = x->held[p / 64] >> (p % 64);
-        if (w) {
-            p += (uint32_t)__builtin_ctzll(w);
-            return p < base + lim ? p - base : lim;
-        }
-        p = (p / 64 + 1) * 64;
-    }
-    return lim;
+    return base_next_bit(x->held, base + dst, base + lim) - base;
 }
 
 void icnt_skip(icnt *n, uint64_t cycles)

@@ -123,10 +123,9 @@ void sim_chans_defer(sim *g)
     h->pend++;
 }
 
-/* Serial, after phase B: what the channels that ran now need. */
-/* The channels that ran left their state in their threads' bitmaps: reading those costs the
- * serial phase a few lines, where reading the channels would cost a line of each (written on
- * another core). */
+/* Serial, after phase B: what the channels that ran now need. They left it in their threads'
+ * bitmaps: reading those costs a few lines, where reading the channels would cost a line of
+ * each (written on another core). */
 void sim_chans_after(sim *g, uint32_t ntask)
 {
     sim_chans *h = &g->ch;

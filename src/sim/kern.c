@@ -24,19 +24,6 @@ static void sm_open_set(sim *g, uint32_t s, int on)
     g->sm_open[s / 64] = on ? g->sm_open[s / 64] | bit : g->sm_open[s / 64] & ~bit;
 }
 
-/* The first open SM in [from, lim), or lim. */
-static uint32_t next_open(const sim *g, uint32_t from, uint32_t lim)
-{
-    for (uint32_t w = from / 64; w * 64 < lim; w++) {
-        uint64_t bits = g->sm_open[w] & (w == from / 64 ? ~0ull << (from % 64) : ~0ull);
-        if (bits) {
-            uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(bits);
-            return s < lim ? s : lim;
-        }
-    }
-    return lim;
-}
-
 /* Prefill calls are gathered and run slice by slice, each slice's in their order: slices
  * are independent, so the result is the same, and one slice's tag arrays stay in the host's
  * cache while its calls run instead of every call landing in another slice. The channels'
@@ -429,7 +416,6 @@ int sim_all_done(const sim *g)
 static int issue_to(sim *g, uint32_t s, base_err *e)
 {
     sm *m = g->sm[s];
-
     int waiting = 0; /* a kernel still in its launch latency may fit later */
     for (size_t i = 0; i < g->nrk; i++) {
         run_kernel *rk = &g->rk[i];
@@ -484,8 +470,8 @@ int sim_issue_ctas(sim *g, base_err *e)
     /* the open SMs from first up, then from 0 below it; issue_to changes only s's bit */
     for (int pass = 0; pass < 2; pass++) {
         uint32_t lim = pass ? first : g->n_sm;
-        for (uint32_t s = next_open(g, pass ? 0 : first, lim); s < lim;
-             s = next_open(g, s + 1, lim)) {
+        for (uint32_t s = base_next_bit(g->sm_open, pass ? 0 : first, lim); s < lim;
+             s = base_next_bit(g->sm_open, s + 1, lim)) {
             int rc = issue_to(g, s, e);
             if (rc < 0)
                 return -1;

@@ -226,8 +226,8 @@ uint64_t sim_smf_take(sim *g, int k, uint32_t w)
 /* The thread a task belongs to when nothing is stolen (team schedule only, which has no
  * read-ahead task: its read-ahead is a background job): SMs and channels in contiguous blocks
  * by index, so a unit's state stays in one core's cache; the interconnect's subnets on the
- * main thread, whose serial phases push into and pop from their rings. Asked for every task of every edge,
- * so the blocks are tables made once (homes), not a division per task. */
+ * main thread, whose serial phases push into and pop from their rings. Asked for every task
+ * of every edge, so the blocks are tables made once (homes), not a division per task. */
 uint32_t sim_task_owner(const sim *g, uint32_t i, uint32_t threads)
 {
     if (g->job)

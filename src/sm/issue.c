@@ -103,20 +103,6 @@ static void fetch_one(sm *s, uint32_t w, uint64_t now)
     s->fetch_next = (w + 1) % s->nwarps_max;
 }
 
-/* The first set bit of b in [from, lim), lim if none. */
-static uint32_t next_bit(const uint64_t *b, uint32_t from, uint32_t lim)
-{
-    while (from < lim) {
-        uint64_t v = b[from >> 6] >> (from & 63);
-        if (v) {
-            uint32_t i = from + (uint32_t)__builtin_ctzll(v);
-            return i < lim ? i : lim;
-        }
-        from = (from | 63) + 1;
-    }
-    return lim;
-}
-
 /* Up to inst_fetch_throughput warps per cycle, round-robin over warp slots, refill an empty
  * buffer; the instructions are issuable from the next cycle (GPGPU-Sim fetches and decodes
  * after issuing within a cycle), later after an L1I miss. Only the slots of the fetchable
@@ -127,11 +113,11 @@ void sm_fetch_cycle(sm *s, uint64_t now)
     uint32_t first = s->fetch_next;
     if (!s->fetchable)
         return;
-    for (uint32_t w = next_bit(s->fetchable, first, n); w < n && fetched < limit;
-         w = next_bit(s->fetchable, w + 1, n), fetched++)
+    for (uint32_t w = base_next_bit(s->fetchable, first, n); w < n && fetched < limit;
+         w = base_next_bit(s->fetchable, w + 1, n), fetched++)
         fetch_one(s, w, now);
-    for (uint32_t w = next_bit(s->fetchable, 0, first); w < first && fetched < limit;
-         w = next_bit(s->fetchable, w + 1, first), fetched++)
+    for (uint32_t w = base_next_bit(s->fetchable, 0, first); w < first && fetched < limit;
+         w = base_next_bit(s->fetchable, w + 1, first), fetched++)
         fetch_one(s, w, now);
 }
 
@@ -407,8 +393,8 @@ uint64_t sm_next_wake(const sm *s, uint64_t now)
     if (!s->running)
         return t;
     /* only ACTIVE warps have a cycle of their own */
-    for (uint32_t w = next_bit(s->running, 0, s->nwarps_max); w < s->nwarps_max && t > now;
-         w = next_bit(s->running, w + 1, s->nwarps_max)) {
+    for (uint32_t w = base_next_bit(s->running, 0, s->nwarps_max); w < s->nwarps_max && t > now;
+         w = base_next_bit(s->running, w + 1, s->nwarps_max)) {
         uint64_t x = warp_wake(s, w, now);
         if (x < t)
             t = x;
