@@ -1,6 +1,7 @@
 /* base: errors, allocation, buffers, number parsing. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "base.h"
+#include "heap.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -338,8 +339,11 @@ void base_nearest_format(const base_nearest *n, char *buf, size_t size)
 #endif
 
 /* Smaller slabs come from the heap: a mapping and its removal cost about as much as
- * faulting in a few pages. */
+ * faulting in a few pages. On a heap of huge pages (base_heap) the heap takes slabs up to a
+ * larger size; the largest are queues sized for a worst case that a short run never reaches,
+ * and as mappings touched a page at a time they do not fill huge pages with unused slots. */
 #define SLAB_MAP_MIN (16u * 1024)
+#define SLAB_MAP_MIN_HUGE (256u * 1024)
 /* Every array starts on its own cache line. */
 #define SLAB_ALIGN 64u
 
@@ -381,7 +385,7 @@ void base_slab_alloc(base_slab *s)
     if (s->size == 0)
         s->size = SLAB_ALIGN;
 #ifdef SLAB_MAP_ANON
-    if (s->size >= SLAB_MAP_MIN) {
+    if (s->size >= (base_heap_is_huge() ? SLAB_MAP_MIN_HUGE : SLAB_MAP_MIN)) {
         void *p = mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | SLAB_MAP_ANON, -1, 0);
         if (p != MAP_FAILED) {
             s->p = p;

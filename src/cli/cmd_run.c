@@ -5,6 +5,7 @@
  * ...) followed by lockstep's detailed sets; --stats-json writes all of it (plus per-SM and
  * per-partition blocks) atomically. The JSON holds nothing that depends on the host or the
  * thread count, so it is byte-identical for every --threads value. */
+#include "base/heap.h"
 #include "cli.h"
 #include "macsim/macsim.h"
 #include "sim/sim.h"
@@ -112,6 +113,8 @@ static int run(cli_args *a)
 static int simulate(cli_args *a, const char *path)
 {
     base_err e = {0};
+    if (a->knobs.v.host_hugepages)
+        base_heap_hugepages();
     trace_list l;
     if (trace_list_open(path, &l, &e))
         return cli_error(&e);
