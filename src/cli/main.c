@@ -25,7 +25,9 @@ int main(int argc, char **argv)
 #ifdef __GLIBC__
     /* glibc raises its mmap threshold after the first large free (the config reader's
      * buffer), and then zeroes every later large calloc by hand: a fixed threshold keeps
-     * big, mostly unused tables (DRAM queues, MSHR pools) untouched and out of the RSS. */
+     * big, mostly unused tables (DRAM queues, MSHR pools) untouched and out of the RSS.
+     * `run` on a huge-page heap raises it again (base_heap_hugepages): there a fresh block
+     * costs nothing until touched either. */
     mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 #endif
     if (argc < 2) {
