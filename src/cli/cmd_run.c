@@ -57,9 +57,10 @@ static void print_rate(FILE *f, const sim_result *r)
     uint64_t wi = stat_get(&r->total.sm, "warp_insts");
     double w = r->wall_s > 0 ? r->wall_s : 1e-9;
     fprintf(f, "\n# simulation rate (host-dependent, not part of --stats-json): %.3f s, "
-               "%.0f warp-inst/s, %.0f cycles/s, %llu cycles fast-forwarded\n",
+               "%.0f warp-inst/s, %.0f cycles/s, %llu cycles fast-forwarded, %llu SM cycles "
+               "parked\n",
             r->wall_s, (double)wi / w, (double)r->total.cycle / w,
-            (unsigned long long)r->ff_cycles);
+            (unsigned long long)r->ff_cycles, (unsigned long long)r->park_cycles);
 }
 
 /* A MacSim GPU trace runs through the converter: written as an Accel-Sim directory in a

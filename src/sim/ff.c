@@ -78,12 +78,15 @@ static uint64_t wake_time(const sim *g)
     uint64_t t = kernels_wake(g);
     if (t == NOW)
         return NOW;
-    for (uint32_t a = 0; a < g->nactive && t != NOW; a++) {
-        uint32_t i = g->active[a];
-        if (!sm_active(g->sm[i]))
-            continue;
-        uint64_t x = sm_next_wake(g->sm[i], g->cycle);
-        t = x <= g->cycle ? NOW : min_u64(t, x == UINT64_MAX ? x : core_edge(g, x));
+    /* every SM that may have work, parked ones included (they wake at their park's end) */
+    for (uint32_t wd = 0; wd < (g->n_sm + 63) / 64 && t != NOW; wd++) {
+        for (uint64_t bits = g->maybe_active[wd]; bits && t != NOW; bits &= bits - 1) {
+            const sm *u = g->sm[wd * 64 + (uint32_t)__builtin_ctzll(bits)];
+            if (!sm_active(u))
+                continue;
+            uint64_t x = sm_parked(u) ? sm_park_until(u) : sm_next_wake(u, g->cycle);
+            t = x <= g->cycle ? NOW : min_u64(t, x == UINT64_MAX ? x : core_edge(g, x));
+        }
     }
     if (t == NOW)
         return NOW;
@@ -141,8 +144,10 @@ static void jump(sim *g, uint64_t t)
     int nslots = sm_stats_set()->nslots;
     for (uint32_t a = 0; a < g->nactive; a++) {
         uint32_t i = g->active[a];
-        if (!sm_active(g->sm[i]))
+        /* an SM that parked in the probe counts the jumped cycles when it unparks */
+        if (!sm_active(g->sm[i]) || sm_parked(g->sm[i]))
             continue;
+        sm_park_disarm(g->sm[i]);
         uint64_t *v = sm_stats(g->sm[i])->v;
         for (int k = 0; k < nslots; k++)
             v[k] += (v[k] - g->ff_snap[i].v[k]) * n[CLK_CORE];
@@ -153,6 +158,7 @@ static void jump(sim *g, uint64_t t)
     for (int d = 0; d < CLK_N; d++)
         g->next[d] += n[d] * g->period[d];
     g->cycle += n[CLK_CORE];
+    g->sm_upto = g->cycle;
     g->ff_skipped += n[CLK_CORE];
 }
 

@@ -320,8 +320,10 @@ static int launch(sim *g, size_t cmd, base_err *e)
     res->launch_cycle = g->cycle;
     res->first_cta_cycle = rk->first_cta;
     g->ctas_total_est += h->ctas_in_grid;
-    for (uint32_t i = 0; i < g->n_sm; i++)
+    for (uint32_t i = 0; i < g->n_sm; i++) {
+        sim_sm_touch(g, i);
         sm_kernel_start(g->sm[i], &rk->kk, res->occ.carveout_kb);
+    }
     sim_ahead_start(g, rk);
     for (uint32_t s = 0; s < g->n_sm; s++)
         sm_open_set(g, s, 1);
@@ -390,6 +392,7 @@ void sim_retire(sim *g)
         while (bits) {
             uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(bits);
             bits &= bits - 1;
+            sim_sm_touch(g, s);
             uint32_t n = sm_cta_retire(g->sm[s], g->done_by_uid);
             if (n) {
                 g->ctas_done_all += n;
@@ -427,6 +430,7 @@ static int issue_to(sim *g, uint32_t s, base_err *e)
         }
         if (!sm_cta_fits(m, &rk->kk))
             continue;
+        sim_sm_touch(g, s);
         trace_cta *slot = sm_cta_slot(m);
         if (!slot)
             break;

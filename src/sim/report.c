@@ -31,6 +31,8 @@ void sim_totals_free(sim_totals *t)
 void sim_snapshot(sim *g, sim_totals *t)
 {
     sim_sync_channels(g);
+    for (uint32_t i = 0; i < g->n_sm; i++)
+        sm_park_settle(g->sm[i], g->sm_upto);
     t->cycle = g->cycle;
     stat_block_zero(&t->sm);
     stat_block_zero(&t->l1d);

@@ -125,6 +125,7 @@ static void replies_to_sms(sim *g)
         if (r && sm_inbound_room(g->sm[s])) {
             mem_req x = icnt_pop(g->net, ICNT_REP, s);
             x.loc = MEM_AT_SM_REPLY;
+            sim_sm_touch(g, s);
             sm_inbound_push(g->sm[s], &x);
             sim_mark_active(g, s);
             g->moved++;
@@ -156,7 +157,8 @@ static void icnt_to_parts(sim *g)
 /* ---- phase B ----------------------------------------------------------------------------- */
 
 /* SMs that may be active: set when a CTA or a reply arrives, cleared when found idle, so
- * idle SMs cost nothing per cycle; the list stays in SM index order. */
+ * idle SMs cost nothing per cycle; the list stays in SM index order. A parked SM keeps its
+ * bit and stays off the list until its park ends. */
 static void collect_active(sim *g)
 {
     uint32_t n = 0;
@@ -165,6 +167,11 @@ static void collect_active(sim *g)
         while (bits) {
             uint32_t i = wd * 64 + (uint32_t)__builtin_ctzll(bits);
             bits &= bits - 1;
+            if (sm_parked(g->sm[i])) {
+                if (g->cycle < sm_park_until(g->sm[i]))
+                    continue;
+                sm_unpark(g->sm[i], g->sm_upto);
+            }
             if (sm_active(g->sm[i]))
                 g->active[n++] = i;
             else
@@ -348,6 +355,7 @@ static void sms_to_icnt(sim *g)
 
 static int core_cycle(sim *g, base_err *e)
 {
+    g->sm_upto = g->cycle + 1; /* phase B of this cycle has run */
     sms_to_icnt(g);
     sim_retire(g);
     if (sim_kernels_advance(g, e) || sim_issue_ctas(g, e))
@@ -389,6 +397,7 @@ static int stop_now(sim *g)
 static int step(sim *g, base_err *e)
 {
     unsigned m = next_edges(g);
+    g->sm_upto = g->cycle;
     if (m & 1u << CLK_CORE)
         replies_to_sms(g);
     if (m & 1u << CLK_ICNT)
@@ -478,6 +487,8 @@ int sim_run(sim *g, const trace_list *l, sim_result *r, FILE *diag, FILE *progre
     r->ff_cycles = g->ff_skipped;
     sim_totals_init(&r->total);
     sim_snapshot(g, &r->total);
+    for (uint32_t i = 0; i < g->n_sm; i++)
+        r->park_cycles += sm_park_skipped(g->sm[i]);
     r->n_sm = g->n_sm;
     r->n_sub = g->n_sub_total;
     r->n_chan = g->n_chan;

@@ -52,6 +52,7 @@ typedef struct sim_result {
     int stopped;             /* 1: max_cycles / max_insts ended the run early */
     double wall_s;           /* not part of any deterministic output */
     uint64_t ff_cycles;      /* core cycles fast-forwarded (host-side figure, like wall_s) */
+    uint64_t park_cycles;    /* SM cycles not run while parked (host-side figure) */
 } sim_result;
 
 typedef struct sim sim;

@@ -87,6 +87,10 @@ struct sim {
     icnt *net;
     uint64_t period[CLK_N], next[CLK_N];  /* femtoseconds */
     uint64_t cycle;                        /* core cycles */
+    /* The first core cycle whose phase B has not run yet: the count a parked SM's skipped
+     * cycles run up to (sm_unpark). g->cycle until phase B of a core edge, then g->cycle + 1
+     * until core_cycle increments g->cycle. */
+    uint64_t sm_upto;
     /* What each SM's or channel's task left for the serial phase, one bit per unit in
      * bitmaps of the thread that ran it (SMF_* kinds, smf_words words each, smf_stride words
      * per thread, a whole number of cache lines): the serial phase then visits only the units
@@ -133,6 +137,14 @@ struct sim {
 static inline void sim_mark_active(sim *g, uint32_t s)
 {
     g->maybe_active[s / 64] |= 1ull << (s % 64);
+}
+
+/* Before anything reaches SM s from outside (a reply, a CTA, a kernel start), it runs again:
+ * its skipped cycles are counted and it is ticked from the next cycle on. */
+static inline void sim_sm_touch(sim *g, uint32_t s)
+{
+    if (sm_parked(g->sm[s]))
+        sm_unpark(g->sm[s], g->sm_upto);
 }
 
 /* chan.c */

@@ -96,6 +96,7 @@ static uint64_t fetch_ready(sm *s, uint32_t w, uint64_t now)
 static void fetch_one(sm *s, uint32_t w, uint64_t now)
 {
     sm_warp *x = &s->w[w];
+    s->changed = 1;
     uint32_t left = x->end - x->pos;
     x->ib_n = (uint8_t)(left < IBUFFER ? left : IBUFFER);
     x->ib_t = fetch_ready(s, w, now);

@@ -240,6 +240,7 @@ static int do_sector(sm *s, const sm_inst *d, int space, uint64_t addr, uint64_t
 static void leave(sm *s, uint64_t done_at, uint64_t now)
 {
     s->busy = 0;
+    s->changed = 1;
     if (s->cur_pend != UINT32_MAX) {
         sm_pend *e = &s->pend[s->cur_pend];
         e->open = 0;

@@ -110,6 +110,21 @@ int sm_cycle(sm *s, uint64_t now);
  * every sm_cycle adds the same statistics as the one before. */
 uint64_t sm_next_wake(const sm *s, uint64_t now);
 
+/* Parking (park.c; only with fast_forward): after cycles that change nothing but the
+ * statistics, sm_cycle parks the SM until sm_park_until (UINT64_MAX: until something
+ * arrives). The simulator does not run a parked SM; it calls sm_unpark(s, c), c being the
+ * first cycle the SM has not been counted in, when that cycle is reached, and before a reply,
+ * a CTA or a kernel start reaches the SM (which panic on a parked SM). sm_park_settle adds
+ * the skipped cycles' statistics up to c and keeps the SM parked (before statistics are
+ * read). sm_park_disarm forgets a half-taken measurement (after the statistics were changed
+ * from outside, as by the fast-forward's jump). */
+int sm_parked(const sm *s);
+uint64_t sm_park_until(const sm *s);
+void sm_park_settle(sm *s, uint64_t upto);
+void sm_unpark(sm *s, uint64_t upto);
+void sm_park_disarm(sm *s);
+uint64_t sm_park_skipped(const sm *s); /* cycles counted by settling so far */
+
 /* Queues to the memory system. */
 mem_q *sm_outbound(sm *s);          /* requests to the interconnect (drained in phase C) */
 int sm_inbound_room(const sm *s);   /* replies the SM can still accept */

@@ -97,6 +97,8 @@ typedef struct sm_subcore {
     uint64_t memo_until;
 } sm_subcore;
 
+enum { SM_PARK_NONE, SM_PARK_ARMED, SM_PARK_PARKED };
+
 struct sm {
     const sm_ctx *ctx;
     const knobs *k;
@@ -149,6 +151,17 @@ struct sm {
     size_t nwaiters;
     uint32_t req_seq;
     int progress;
+    /* parking (park.c): a state change this cycle that `progress` does not report; the
+     * state (SM_PARK_*); while parked, the first cycle not yet counted and the first that
+     * may differ; the statistics copy (SM block, then L1D) and, while parked, the slots one
+     * cycle moves and by how much (park_n of them) */
+    uint8_t changed;
+    uint8_t park;
+    uint64_t park_from, park_until;
+    uint64_t *park_snap, *park_delta;
+    uint16_t *park_slot;
+    uint32_t park_n;
+    uint64_t park_skipped;
     base_slab slab;           /* w, cta, sub (and their arrays), lq, pend, out, in, waiters */
 };
 
@@ -163,6 +176,9 @@ void sm_ldst_cycle(sm *s, uint64_t now);
 void sm_reply_cycle(sm *s, uint64_t now);
 int sm_ldst_can_take(const sm *s);
 void sm_ldst_push(sm *s, uint32_t warp, uint32_t dyn, uint64_t ready);
+/* park.c */
+void sm_park_step(sm *s, uint64_t now);
+void sm_park_check(const sm *s, const char *what);
 
 static inline const sm_kernel *sm_warp_kernel(const sm *s, uint32_t w)
 {
