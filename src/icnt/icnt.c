@@ -391,7 +391,7 @@ static void arbitrate_islip(icnt *n, xbar *x)
             stat_inc(&x->st, IS_conflicts, 1);
             continue;
         }
-        uint32_t d = (i + x->nin - x->gptr[o]) % x->nin;
+        uint32_t d = i >= x->gptr[o] ? i - x->gptr[o] : i + x->nin - x->gptr[o]; /* no division */
         if (x->cand[o] >= 0) {
             stat_inc(&x->st, IS_conflicts, 1);
             if (d >= x->cand_dist[o])
@@ -413,7 +413,7 @@ static void arbitrate_islip(icnt *n, xbar *x)
             }
             start(n, x, in);
             if (move)
-                x->gptr[o] = (in + 1) % x->nin;
+                x->gptr[o] = in + 1 < x->nin ? in + 1 : 0;
         }
         x->asked[w] = 0;
     }

@@ -557,8 +557,9 @@ static void count_sent(mem_part *p, const mem_req *r)
 /* One L2->DRAM head into the latency queue, round-robin from the last sub-partition served. */
 static void arbitrate(mem_part *p, uint64_t now)
 {
+    uint32_t i = p->last_borrower;
     for (uint32_t k = 0; k < p->n_sub; k++) {
-        uint32_t i = (p->last_borrower + 1 + k) % p->n_sub;
+        i = i + 1 < p->n_sub ? i + 1 : 0; /* last_borrower + 1 + k, wrapped without a division */
         sub *u = &p->s[i];
         if (mem_q_empty(&u->to_dram) || !has_credit(p, i) || mem_q_full(&u->from_dram))
             continue;
