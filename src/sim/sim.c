@@ -144,8 +144,10 @@ static void icnt_to_parts(sim *g)
          i = icnt_next_held(g->net, ICNT_REQ, i + 1)) {
         uint32_t c = g->sub_chan[i], si = i - c * g->n_sub;
         mem_part *p = g->part[c];
+        if (!mem_part_can_accept(p, si))
+            continue; /* the usual case under load: asked first, it saves the peek */
         const mem_req *r = icnt_peek(g->net, ICNT_REQ, i);
-        if (r && mem_part_can_accept(p, si)) {
+        if (r) {
             mem_req x = icnt_pop(g->net, ICNT_REQ, i);
             mem_part_push(p, si, &x, g->cycle);
             sim_chans_pushed(g, c);
