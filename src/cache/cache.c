@@ -1156,6 +1156,25 @@ void cache_prefetch_fill(const cache *c, uint64_t addr, uint32_t hint)
     }
 }
 
+void cache_prefetch_access(const cache *c, uint64_t addr)
+{
+    if (!c->ls)
+        return; /* the tag arrays are not there yet */
+    uint64_t ln = addr >> c->line_log2;
+    uint64_t key = c->sectored ? (ln << 2) + cache_sector_of(addr) : ln;
+    __builtin_prefetch(&c->mix.s[hidx_home(&c->mix, hidx_hash(key))]);
+    if (!c->scan_sets) {
+        __builtin_prefetch(&c->tix.s[hidx_home(&c->tix, hidx_hash(ln))]);
+        return;
+    }
+    uint32_t set = cache_set_of(c, addr);
+    const uint64_t *tag = &c->tag[(size_t)set * c->cfg.assoc];
+    __builtin_prefetch(&c->busy[(size_t)set * c->wps]);
+    __builtin_prefetch(tag);
+    if (c->cfg.assoc > 8)
+        __builtin_prefetch(tag + 8);
+}
+
 /* The entry of key: the hinted one (entry + 1) when it is in use for key, as the index
  * would answer (one entry per key), else the index's answer. */
 static uint32_t mshr_at(const cache *c, uint64_t key, uint32_t hint)

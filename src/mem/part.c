@@ -461,6 +461,8 @@ static void l2_sub_cycle(mem_part *p, sub *u, uint64_t now)
         mem_req r = mem_q_pop(&u->rop.q);
         r.loc = MEM_AT_L2_IN;
         mem_q_push(&u->in, &r);
+        if (u->l2) /* looked up in a later cycle of this channel */
+            cache_prefetch_access(u->l2, r.addr);
     }
 }
 

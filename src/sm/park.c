@@ -41,15 +41,18 @@ static void snap_take(sm *s)
 static void snap_to_delta(sm *s)
 {
     int ns = s->st.set->nslots, nl = l1d_slots(s);
-    const uint64_t *l = nl ? cache_stats(s->l1d)->v : NULL;
+    const uint64_t *v = s->st.v, *l = nl ? cache_stats(s->l1d)->v : NULL, *p = s->park_snap;
     uint32_t n = 0;
-    for (int k = 0; k < ns + nl; k++) {
-        uint64_t d = (k < ns ? s->st.v[k] : l[k - ns]) - s->park_snap[k];
-        if (d) {
+    for (int k = 0; k < ns; k++)
+        if (v[k] != p[k]) {
             s->park_slot[n] = (uint16_t)k;
-            s->park_delta[n++] = d;
+            s->park_delta[n++] = v[k] - p[k];
         }
-    }
+    for (int k = 0; k < nl; k++)
+        if (l[k] != p[ns + k]) {
+            s->park_slot[n] = (uint16_t)(ns + k);
+            s->park_delta[n++] = l[k] - p[ns + k];
+        }
     s->park_n = n;
 }
 
