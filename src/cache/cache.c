@@ -1163,16 +1163,9 @@ void cache_prefetch_access(const cache *c, uint64_t addr)
     uint64_t ln = addr >> c->line_log2;
     uint64_t key = c->sectored ? (ln << 2) + cache_sector_of(addr) : ln;
     __builtin_prefetch(&c->mix.s[hidx_home(&c->mix, hidx_hash(key))]);
-    if (!c->scan_sets) {
+    /* a scanned set would need its index worked out twice; its few tags are usually at hand */
+    if (!c->scan_sets)
         __builtin_prefetch(&c->tix.s[hidx_home(&c->tix, hidx_hash(ln))]);
-        return;
-    }
-    uint32_t set = cache_set_of(c, addr);
-    const uint64_t *tag = &c->tag[(size_t)set * c->cfg.assoc];
-    __builtin_prefetch(&c->busy[(size_t)set * c->wps]);
-    __builtin_prefetch(tag);
-    if (c->cfg.assoc > 8)
-        __builtin_prefetch(tag + 8);
 }
 
 /* The entry of key: the hinted one (entry + 1) when it is in use for key, as the index
