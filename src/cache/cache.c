@@ -1142,30 +1142,32 @@ static size_t drain(cache *c, const uint32_t *done, unsigned n, mem_req *out, si
     return k;
 }
 
+/* Where both prefetches start: the MSHR index slot of the sector's (or line's) key. */
+static void prefetch_mshr_slot(const cache *c, uint64_t addr)
+{
+    __builtin_prefetch(&c->mix.s[hidx_home(&c->mix, hidx_hash(mshr_key(c, addr)))]);
+}
+
 /* The fill reads the hinted entry first, and its closing deletes the key from the index. */
 void cache_prefetch_fill(const cache *c, uint64_t addr, uint32_t hint)
 {
-    uint64_t ln = addr >> c->line_log2;
-    uint64_t key = c->sectored ? (ln << 2) + cache_sector_of(addr) : ln;
-    __builtin_prefetch(&c->mix.s[hidx_home(&c->mix, hidx_hash(key))]);
+    prefetch_mshr_slot(c, addr);
     if (hint && hint - 1 < c->ent_next) {
         __builtin_prefetch(&c->ent[hint - 1]);
         __builtin_prefetch(&c->ent_key[hint - 1]);
     } else if (c->ls && !c->scan_sets) {
-        __builtin_prefetch(&c->tix.s[hidx_home(&c->tix, hidx_hash(ln))]);
+        __builtin_prefetch(&c->tix.s[hidx_home(&c->tix, hidx_hash(addr >> c->line_log2))]);
     }
 }
 
+/* A scanned set would need its index worked out twice; its few tags are usually at hand. */
 void cache_prefetch_access(const cache *c, uint64_t addr)
 {
     if (!c->ls)
         return; /* the tag arrays are not there yet */
-    uint64_t ln = addr >> c->line_log2;
-    uint64_t key = c->sectored ? (ln << 2) + cache_sector_of(addr) : ln;
-    __builtin_prefetch(&c->mix.s[hidx_home(&c->mix, hidx_hash(key))]);
-    /* a scanned set would need its index worked out twice; its few tags are usually at hand */
+    prefetch_mshr_slot(c, addr);
     if (!c->scan_sets)
-        __builtin_prefetch(&c->tix.s[hidx_home(&c->tix, hidx_hash(ln))]);
+        __builtin_prefetch(&c->tix.s[hidx_home(&c->tix, hidx_hash(addr >> c->line_log2))]);
 }
 
 /* The entry of key: the hinted one (entry + 1) when it is in use for key, as the index

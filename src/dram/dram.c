@@ -320,8 +320,8 @@ static uint64_t burst_start(const dram *d, int cmd)
  * rules and, for a column command, a free data bus at its burst and room in the return queue
  * (never while full). All but the bank's and its group's rules are the same for every bank
  * (base_of): a scan works them out once (scan_base), then each bank adds its own
- * (bank_ready). The
- * scan's test and its bound both come from these, so the bound cannot drift from the test. */
+ * (bank_ready). The scan's test and its bound both come from these, so the bound cannot
+ * drift from the test. */
 static int64_t base_of(const dram *d, int c)
 {
     if (c != DRAM_RD && c != DRAM_WR)
