@@ -61,7 +61,7 @@ enum {
 #define BUMP(d, name, n) stat_inc(&(d)->st, (d)->st.set->slot[DS_##name], (n))
 
 /* The plug-in's pick is a pure function of the queue and the open row (dram.h), so it is
- * remembered per bank, with the command it needs, until either changes (`stale`): most
+ * remembered per bank, with the command it needs, until either changes (dram.stale): most
  * cycles only wait on timing rules. A bank-local plug-in's pick goes stale only when its own
  * bank's entries change; another plug-in's when any entry does. */
 typedef struct dram_bank {
@@ -72,7 +72,7 @@ typedef struct dram_bank {
     uint32_t head, tail; /* its requests in arrival order (slots, NIL: none) */
     uint32_t pick;    /* the remembered pick (slot) or NIL */
     int8_t want;      /* the command it needs (dram_cmd), -1 with no pick */
-    uint8_t stale;
+    uint8_t cmd;      /* want, or DRAM_ACT with no pick (then own is INT64_MAX) */
     /* For the scan, while the pick is fresh: the rdy_grp entry of the bank's group and wanted
      * command, and the first cycle the same-bank rules allow that command. Only a command on
      * this bank moves its same-bank rules, and every command leaves its bank stale (issue,
@@ -120,6 +120,7 @@ struct dram {
     uint32_t *vbank, *vslot;
     uint64_t *vrow;
     uint64_t occ[4];   /* banks with queued requests (dram_banks <= 256) */
+    uint64_t stale[4]; /* banks whose remembered pick must be asked for again */
     uint32_t occ_words;
     dram_flight *fl; /* in flight, a ring in completion order */
     uint32_t fl_head, fl_n;
@@ -229,10 +230,10 @@ dram *dram_new(const knobs *k, const mem_addrmap *map, uint32_t channel)
                 k->dram_return_queue ? (uint32_t)k->dram_return_queue : RETURN_Q_UNLIMITED);
     for (uint32_t b = 0; b < d->t.nbk; b++) {
         d->bk[b].open_row = -1;
-        d->bk[b].stale = 1;
         d->bk[b].head = d->bk[b].tail = d->bk[b].pick = NIL;
         d->bk[b].group = bank_group(&d->t, k->dram_bankgroup_indexing == 1, b);
     }
+    memset(d->stale, 0xff, sizeof d->stale);
     stat_block_init(&d->st, dram_stats_set());
     return d;
 }
@@ -271,14 +272,14 @@ static void decode(const dram *d, uint64_t addr, uint32_t *bank, uint64_t *row)
     *bank = b % d->t.nbk;
 }
 
+static void mark_stale(dram *d, uint32_t b) { d->stale[b / 64] |= 1ull << (b % 64); }
+
 static void entries_changed(dram *d, uint32_t b)
 {
-    if (d->sched->bank_local) {
-        d->bk[b].stale = 1;
-        return;
-    }
-    for (uint32_t o = 0; o < d->t.nbk; o++)
-        d->bk[o].stale = 1;
+    if (d->sched->bank_local)
+        mark_stale(d, b);
+    else
+        memset(d->stale, 0xff, sizeof d->stale);
 }
 
 static void occ_set(dram *d, uint32_t b, int on)
@@ -422,12 +423,12 @@ static void issue(dram *d, int cmd, uint32_t b, uint32_t qi)
     case DRAM_ACT:
         d->bk[b].open_row = (int64_t)d->qrow[qi];
         d->bk[b].used = 0;
-        d->bk[b].stale = 1;
+        mark_stale(d, b);
         BUMP(d, activates, 1);
         break;
     case DRAM_PRE:
         d->bk[b].open_row = -1;
-        d->bk[b].stale = 1;
+        mark_stale(d, b);
         BUMP(d, precharges, 1);
         break;
     default: serve(d, cmd, b, qi); break;
@@ -443,11 +444,20 @@ __attribute__((noinline)) static void repick(dram *d, uint32_t b)
     dram_bank *k = &d->bk[b];
     int local = d->sched->bank_local;
     uint32_t n = 0;
-    for (uint32_t i = local ? k->head : d->head; i != NIL; i = local ? d->bnext[i] : d->next[i]) {
-        d->vq[n] = &d->q[i];
-        d->vbank[n] = d->qbank[i];
-        d->vrow[n] = d->qrow[i];
-        d->vslot[n++] = i;
+    if (local) { /* every entry is bank b's */
+        for (uint32_t i = k->head; i != NIL; i = d->bnext[i]) {
+            d->vq[n] = &d->q[i];
+            d->vbank[n] = b;
+            d->vrow[n] = d->qrow[i];
+            d->vslot[n++] = i;
+        }
+    } else {
+        for (uint32_t i = d->head; i != NIL; i = d->next[i]) {
+            d->vq[n] = &d->q[i];
+            d->vbank[n] = d->qbank[i];
+            d->vrow[n] = d->qrow[i];
+            d->vslot[n++] = i;
+        }
     }
     int v = d->sched->pick(d->vq, d->vbank, d->vrow, n, b, k->open_row);
     if (v >= 0 && ((uint32_t)v >= n || d->vbank[v] != b))
@@ -456,11 +466,10 @@ __attribute__((noinline)) static void repick(dram *d, uint32_t b)
     k->pick = v < 0 ? NIL : d->vslot[v];
     int cmd = v < 0 ? -1 : needed_cmd(d, b, k->pick);
     k->want = (int8_t)cmd;
-    k->stale = 0;
-    if (cmd >= 0) {
-        k->grp_cmd = k->group * DRAM_NCMD + (uint32_t)cmd;
-        k->own = d->rdy_bank[(size_t)b * DRAM_NCMD + (size_t)cmd];
-    }
+    k->cmd = (uint8_t)(cmd < 0 ? DRAM_ACT : cmd);
+    d->stale[b / 64] &= ~(1ull << (b % 64));
+    k->grp_cmd = k->group * DRAM_NCMD + k->cmd;
+    k->own = cmd < 0 ? INT64_MAX : d->rdy_bank[(size_t)b * DRAM_NCMD + (size_t)cmd];
 }
 
 /* A push onto bank b. A bank-local plug-in's other banks keep their picks and times, so the
@@ -506,12 +515,16 @@ void dram_push(dram *d, const mem_req *r)
     BUMP(d, requests, 1);
 }
 
-/* The command bank b wants next (-1: none), asking the plug-in again if its pick is stale. */
-static inline int want(dram *d, uint32_t b)
+/* Asks the plug-in again for each bank with queued requests whose pick is stale (each such
+ * bank when eager). Asking before a scan rather than as the scan reaches the bank changes no
+ * pick: picks are pure functions of what a command leaves stale. */
+static void refresh_picks(dram *d)
 {
-    if (d->bk[b].stale || d->eager)
-        repick(d, b);
-    return d->bk[b].want;
+    for (uint32_t w = 0; w < d->occ_words; w++) {
+        uint64_t bits = d->occ[w] & (d->eager ? ~0ull : d->stale[w]);
+        for (; bits; bits &= bits - 1)
+            repick(d, w * 64 + (uint32_t)__builtin_ctzll(bits));
+    }
 }
 
 /* One round-robin scan: issues the first allowed command of a class in `classes` and returns
@@ -525,6 +538,7 @@ static int try_issue(dram *d, unsigned classes, int64_t *bound)
 {
     int64_t now = (int64_t)d->now, best = *bound, base[DRAM_NCMD];
     scan_base(d, base);
+    refresh_picks(d);
     /* the banks with queued requests from prio up, then below it: word pw from bit p, the
      * words after it round to it again, and word pw below bit p */
     uint32_t nw = d->occ_words, p = d->prio % 64, pw = d->prio / 64;
@@ -535,14 +549,13 @@ static int try_issue(dram *d, unsigned classes, int64_t *bound)
             bits &= ~0ull << p;
         else if (j == nw)
             bits &= (1ull << p) - 1;
+        const dram_bank *bk = d->bk + w * 64;
         for (; bits; bits &= bits - 1) {
-            uint32_t b = w * 64 + (uint32_t)__builtin_ctzll(bits);
-            int cmd = want(d, b);
-            if (cmd < 0)
-                continue;
-            int64_t t = bank_ready(d, b, base[cmd]);
-            if (t <= now && (classes >> cmd & 1u)) {
-                issue(d, cmd, b, d->bk[b].pick);
+            const dram_bank *k = bk + __builtin_ctzll(bits);
+            int64_t t = max64(max64(k->own, d->rdy_grp[k->grp_cmd]), base[k->cmd]);
+            if (t <= now && (classes >> k->cmd & 1u)) {
+                uint32_t b = (uint32_t)(k - d->bk);
+                issue(d, k->cmd, b, k->pick);
                 return 1;
             }
             best = t < best ? t : best;
