@@ -559,14 +559,14 @@ static void count_sent(mem_part *p, const mem_req *r)
 /* One L2->DRAM head into the latency queue, round-robin from the last sub-partition served. */
 static void arbitrate(mem_part *p, uint64_t now)
 {
+    if (!dram_can_accept(p->d) || mem_q_full(&p->latq.q))
+        return; /* whichever head comes first would wait */
     uint32_t i = p->last_borrower;
     for (uint32_t k = 0; k < p->n_sub; k++) {
         i = i + 1 < p->n_sub ? i + 1 : 0; /* last_borrower + 1 + k, wrapped without a division */
         sub *u = &p->s[i];
         if (mem_q_empty(&u->to_dram) || !has_credit(p, i) || mem_q_full(&u->from_dram))
             continue;
-        if (!dram_can_accept(p->d) || mem_q_full(&p->latq.q))
-            return;
         mem_req r = mem_q_pop(&u->to_dram);
         r.loc = MEM_AT_DRAM_LATQ;
         tq_push(&p->latq, &r, now + p->dram_lat);
@@ -587,13 +587,8 @@ static int dram_side_idle(const mem_part *p)
     return 1;
 }
 
-void mem_part_dram_cycle(mem_part *p, uint64_t core_cycle)
+static inline void dram_side_cycle(mem_part *p, uint64_t core_cycle)
 {
-    p->now = core_cycle;
-    if (p->quiet) {
-        p->lag++;
-        return;
-    }
     dram_return(p);
     dram_cycle(p->d);
     arbitrate(p, core_cycle);
@@ -602,6 +597,24 @@ void mem_part_dram_cycle(mem_part *p, uint64_t core_cycle)
         dram_push(p->d, &r);
     }
     p->quiet = dram_side_idle(p);
+}
+
+void mem_part_dram_cycle(mem_part *p, uint64_t core_cycle)
+{
+    p->now = core_cycle;
+    if (p->quiet)
+        p->lag++;
+    else
+        dram_side_cycle(p, core_cycle);
+}
+
+uint64_t mem_part_dram_cycles(mem_part *p, uint64_t n, uint64_t core_cycle)
+{
+    p->now = core_cycle;
+    uint64_t k = 0;
+    for (; k < n && !p->quiet; k++)
+        dram_side_cycle(p, core_cycle);
+    return k;
 }
 
 const mem_req *mem_part_reply_peek(const mem_part *p, uint32_t sub_i)

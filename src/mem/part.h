@@ -37,6 +37,9 @@ int mem_part_can_accept(const mem_part *p, uint32_t sub);
 void mem_part_push(mem_part *p, uint32_t sub, const mem_req *r, uint64_t core_cycle);
 void mem_part_l2_cycle(mem_part *p, uint64_t core_cycle);
 void mem_part_dram_cycle(mem_part *p, uint64_t core_cycle);
+/* Up to n DRAM cycles in a row at one core cycle, stopping before the first that would only
+ * count (MEM_PART_DRAM_IDLE); returns how many ran. */
+uint64_t mem_part_dram_cycles(mem_part *p, uint64_t n, uint64_t core_cycle);
 const mem_req *mem_part_reply_peek(const mem_part *p, uint32_t sub);
 mem_req mem_part_reply_pop(mem_part *p, uint32_t sub);
 uint32_t mem_part_replies(const mem_part *p); /* replies waiting in all its sub-partitions */

@@ -80,9 +80,8 @@ static int is_set(const uint64_t *b, uint32_t i) { return (b[i / 64] >> (i % 64)
 static void catch_up(sim_chans *h, mem_part *p, uint32_t c, uint64_t edges, uint64_t cycle)
 {
     uint64_t *last = &h->last[c * (SIM_PAD / 2)];
-    if (is_set(h->busy_dram, c))
-        for (; *last < edges && !(mem_part_idle(p) & MEM_PART_DRAM_IDLE); ++*last)
-            mem_part_dram_cycle(p, cycle);
+    if (is_set(h->busy_dram, c) && *last < edges)
+        *last += mem_part_dram_cycles(p, edges - *last, cycle);
     if (edges > *last)
         mem_part_skip(p, edges - *last);
     *last = edges;
