@@ -122,6 +122,21 @@ static inline uint32_t base_next_bit(const uint64_t *b, uint32_t from, uint32_t 
     return lim;
 }
 
+/* Set bits of a mask. Without -mpopcnt (the baseline x86-64 target), __builtin_popcount is
+ * a library call, and the hot paths count lanes and sectors on every instruction. */
+static inline unsigned base_popcount32(uint32_t m)
+{
+    if (m == UINT32_MAX)
+        return 32;
+    m = m - ((m >> 1) & 0x55555555u);
+    m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+    return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+static inline unsigned base_popcount64(uint64_t m)
+{
+    return base_popcount32((uint32_t)m) + base_popcount32((uint32_t)(m >> 32));
+}
+
 /* FNV-1a of a string: for name tables looked up many times (knobs, GPGPU-Sim options). */
 static inline uint32_t base_str_hash(const char *s)
 {

@@ -1212,7 +1212,7 @@ size_t cache_fill(cache *c, uint64_t line_addr, uint8_t mask, uint32_t hint, uin
     if (!n)
         return 0;
     fill_line(c, ln, got, c->ent[done[0]].line, now, wb_addr, wb_mask);
-    c->st.v[CS(fills)] += (uint64_t)__builtin_popcount(got);
+    c->st.v[CS(fills)] += (uint64_t)base_popcount32(got);
     return drain(c, done, n, out, max);
 }
 

@@ -131,7 +131,7 @@ static void put_header(xport *x, uint64_t first)
 
 static void put_addrs(base_buf *b, int version, uint32_t mask, const uint64_t *a)
 {
-    unsigned p = (unsigned)__builtin_popcount(mask);
+    unsigned p = base_popcount32(mask);
     if (version < 3) {  /* modes 1 and 2 came with version 3 */
         base_buf_puts(b, " 0");
         for (unsigned i = 0; i < p; i++) {

@@ -261,7 +261,7 @@ int trace_cta_put_addrs(trace_cta *c, trace_dinst *d, const uint64_t *a, unsigne
 const uint64_t *trace_cta_addrs_slow(const trace_cta *c, const trace_dinst *d, uint64_t *buf)
 {
     const uint64_t *w = c->addrs + (d->addr & TRACE_A_INDEX);
-    unsigned p = (unsigned)__builtin_popcount(d->mask);
+    unsigned p = base_popcount32(d->mask);
     if (d->addr >> TRACE_A_SHIFT == TRACE_A_STRIDE) {
         unsigned l0 = d->mask ? (unsigned)__builtin_ctz(d->mask) : 0, q = 0;
         for (uint32_t m = d->mask; m; m &= m - 1)

@@ -201,7 +201,7 @@ static int get_mode1(cursor *c, trace_line *l)
         return trace_fail(c->e, "%s:%llu: expected one contiguous run of active lanes for "
                           "address mode 1, found mask %08x", c->file,
                           (unsigned long long)c->lineno, m);
-    unsigned p = (unsigned)__builtin_popcount(m);
+    unsigned p = base_popcount32(m);
     for (unsigned i = 0; i < p; i++)
         l->addr[i] = base + (uint64_t)stride * i;  /* wraps like the tracer's arithmetic */
     l->naddr = p;
@@ -214,7 +214,7 @@ static int get_addrs(cursor *c, trace_line *l)
     if (get_dec(c, "an address mode 0, 1 or 2", 2, &mode))
         return -1;
     l->addr_mode = (int)mode;
-    unsigned p = (unsigned)__builtin_popcount(l->mask);
+    unsigned p = base_popcount32(l->mask);
     if (mode == 1)
         return get_mode1(c, l);
     if (mode == 0) {

@@ -76,16 +76,6 @@ static inline uint64_t trace_nat_get64(const uint8_t *p)
     return (uint64_t)trace_nat_get32(p) | (uint64_t)trace_nat_get32(p + 4) << 32;
 }
 
-/* Without -mpopcnt, __builtin_popcount is a library call. */
-static inline unsigned trace_nat_popcount(uint32_t m)
-{
-    if (m == UINT32_MAX)
-        return 32;
-    m = m - ((m >> 1) & 0x55555555u);
-    m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
-    return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
-}
-
 static inline uint64_t trace_nat_zz(int64_t v)
 {
     return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);

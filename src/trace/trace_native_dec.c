@@ -203,7 +203,7 @@ static inline __attribute__((always_inline)) int dec_one_addr(struct trace_nativ
                                                              trace_cta *c, trace_dinst *d,
                                                              base_err *e)
 {
-    unsigned p = trace_nat_popcount(d->mask);
+    unsigned p = base_popcount32(d->mask);
     if (c->naddrs + p > n->max_addrs)
         return fail_blk(n, n->c.p, e, "at most the meta section's addresses per CTA");
     uint64_t a[32], base = 0;

@@ -353,7 +353,7 @@ static uint64_t addr_mode(enc *x, uint32_t s, uint32_t mask, const uint64_t *a, 
 
 static void enc_addr(enc *x, uint32_t s, uint32_t mask, const uint64_t *a)
 {
-    unsigned p = trace_nat_popcount(mask);
+    unsigned p = base_popcount32(mask);
     acost k = {0, 0, a[0], 0};
     uint64_t t = p >= 2 ? addr_mode(x, s, mask, a, p, &k) : TRACE_NAT_SAME_STRIDE;
     uint64_t base = t == TRACE_NAT_PACKED ? k.min : a[0];
