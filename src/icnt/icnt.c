@@ -424,7 +424,7 @@ static uint32_t filled_inputs(const xbar *x)
 {
     uint32_t k = 0;
     for (uint32_t w = 0; w < (x->nin + 63) / 64; w++)
-        k += (uint32_t)base_popcount64(x->filled[w]);
+        k += base_popcount64(x->filled[w]);
     return k;
 }
 

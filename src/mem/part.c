@@ -729,7 +729,7 @@ uint32_t mem_part_flush_l2(mem_part *p)
         uint64_t line;
         uint8_t mask;
         while (cache_flush_next(c, &line, &mask))
-            n += (uint32_t)base_popcount32(mask);
+            n += base_popcount32(mask);
         cache_invalidate(c);
     }
     stat_inc(&p->st, PS_flush_writebacks, n);

@@ -268,7 +268,7 @@ static void issue_one(sm *s, sm_subcore *c, uint32_t w, uint64_t now)
     sm_warp *x = &s->w[w];
     uint32_t sidx;
     const sm_inst *d = next_inst(s, w, &sidx);
-    unsigned lanes = (unsigned)base_popcount32(sm_warp_dinst(s, w, x->pos)->mask);
+    unsigned lanes = base_popcount32(sm_warp_dinst(s, w, x->pos)->mask);
     SMST(s, warp_insts)++;
     SMST(s, thread_insts) += lanes;
     SMST(s, spec_fallback) += d->fallback;

@@ -105,7 +105,7 @@ static int repeats(const uint64_t *addr, unsigned i, unsigned first)
 /* The distinct sectors the active lanes touch, ascending. */
 static void coalesce(sm *s, const trace_dinst *di, const uint64_t *addr, unsigned width)
 {
-    unsigned n = (unsigned)base_popcount32(di->mask), m = 0;
+    unsigned n = base_popcount32(di->mask), m = 0;
     /* repeated lanes are skipped only where the full list could not reach its cap, so any
      * cut stays where it was */
     int skip = n * ((width + 31) / 32 + 1) <= SM_MAX_SECTORS;
@@ -139,7 +139,7 @@ static int words_below_cap(const uint64_t *addr, unsigned n, unsigned width)
 static unsigned smem_cycles(sm *s, const trace_dinst *di, const uint64_t *addr, unsigned width)
 {
     unsigned nb = (unsigned)s->k->smem_banks, parts = (unsigned)s->k->smem_warp_parts;
-    unsigned n = (unsigned)base_popcount32(di->mask), total = 0, ai = 0, lane = 0;
+    unsigned n = base_popcount32(di->mask), total = 0, ai = 0, lane = 0;
     unsigned per = (32 + parts - 1) / parts;
     uint64_t *words = s->sectors; /* scratch: the unit is not coalescing now */
     uint32_t cnt[128];
@@ -274,7 +274,7 @@ static int start(sm *s, uint64_t now)
     uint64_t buf[32];
     const uint64_t *addr = trace_cta_addrs(&s->cta[s->w[e->warp].cta].tc, di, buf);
     int space = resolve_space(kk, d, di, addr);
-    unsigned lanes = (unsigned)base_popcount32(di->mask);
+    unsigned lanes = base_popcount32(di->mask);
     int mem = d->op == SM_OP_LOAD || d->op == SM_OP_STORE || d->op == SM_OP_ATOMIC;
     if (mem && (space == TRACE_SPACE_GLOBAL || space == TRACE_SPACE_LOCAL) &&
         d->op != SM_OP_STORE) {
