@@ -23,6 +23,7 @@
  */
 #include "part.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum { IDX_CONSECUTIVE, IDX_XOR, IDX_IPOLY, IDX_PAE, IDX_RANDOM, IDX_CUSTOM };
@@ -217,6 +218,45 @@ uint32_t mem_map_sub_partition(const mem_map *m, uint64_t addr)
     for (int j = 0; addr; j++, addr >>= 8) /* a zero byte adds nothing */
         v ^= m->lin[j][addr & 255];
     return v;
+}
+
+/* One lookup per 2^grain bytes (every such chunk maps as one), or per block when the grain
+ * is finer (a block counts where its first byte maps). */
+static void count_chunks(const mem_map *m, uint64_t lo, uint64_t hi, uint64_t *n)
+{
+    uint64_t chunk = 1ull << (m->grain > 7 ? m->grain : 7);
+    for (uint64_t a = lo; a < hi;) {
+        uint64_t next = (a | (chunk - 1)) + 1;
+        next = next < hi ? next : hi;
+        n[mem_map_sub_partition(m, a)] += (next - a) / 128;
+        a = next;
+    }
+}
+
+/* A linear map f sends b + x, for b aligned to 2^COUNT_SPAN and x below it, to f(b) ^ f(x):
+ * so every aligned span holds the blocks of span 0, each moved from s to f(b) ^ s, and a
+ * long range costs one lookup per span after one pass over span 0. */
+#define COUNT_SPAN 16
+
+void mem_map_count_blocks(const mem_map *m, uint64_t lo, uint64_t hi, uint64_t *n)
+{
+    uint64_t span = 1ull << COUNT_SPAN;
+    uint64_t a0 = (lo + span - 1) & ~(span - 1), a1 = hi & ~(span - 1);
+    if (!m->linear || m->grain >= COUNT_SPAN || lo >= hi || a0 >= a1 || a0 < lo) {
+        count_chunks(m, lo, hi, n);
+        return;
+    }
+    uint32_t ns = m->n_mem * m->n_sub;
+    uint64_t *h = base_calloc(ns, sizeof *h);
+    count_chunks(m, 0, span, h);
+    count_chunks(m, lo, a0, n);
+    for (uint64_t b = a0; b < a1; b += span) {
+        uint32_t f = mem_map_sub_partition(m, b);
+        for (uint32_t s = 0; s < ns; s++)
+            n[f ^ s] += h[s];
+    }
+    count_chunks(m, a1, hi, n);
+    free(h);
 }
 
 /* The tables hold the image of each single address bit, XORed over the bits of a byte. */

@@ -105,5 +105,9 @@ uint32_t mem_map_sub_partition(const mem_map *m, uint64_t addr);
  * it never reach the decode's channel, bank or hash inputs): walks over a range can map one
  * address per block. */
 int mem_map_grain(const mem_map *m);
+/* Adds to n[s] the number of 128-byte blocks of [lo, hi) (multiples of 128) whose first byte
+ * maps to sub-partition s; n has n_mem * n_sub entries. A long range costs one lookup per
+ * 64 KB when the map is linear. */
+void mem_map_count_blocks(const mem_map *m, uint64_t lo, uint64_t hi, uint64_t *n);
 
 #endif

@@ -223,16 +223,11 @@ static int pf_can_skip(sim *g, uint64_t lo, uint64_t hi)
     return 1;
 }
 
-/* The middle's lines counted per slice, in the chunks that map to one slice (memcpy_calls). */
+/* The middle's lines counted per slice. */
 static void pf_skip(sim *g, uint64_t lo, uint64_t hi)
 {
-    uint64_t *n = base_calloc(g->n_sub_total, sizeof *n), chunk = 1ull << mem_map_grain(&g->map);
-    for (uint64_t a = lo; a < hi;) {
-        uint64_t t = pf_addr(g, a), next = a + (chunk - (t & (chunk - 1)));
-        next = next < hi ? next : hi;
-        n[mem_map_sub_partition(&g->map, t)] += (next - a) / 128;
-        a = next;
-    }
+    uint64_t *n = base_calloc(g->n_sub_total, sizeof *n), t = pf_addr(g, lo);
+    mem_map_count_blocks(&g->map, t, t + (hi - lo), n);
     for (uint32_t i = 0; i < g->n_sub_total; i++)
         if (n[i])
             cache_prefill_skip(pf_l2(g, i), n[i]);
