@@ -69,6 +69,18 @@ void *base_realloc(void *p, size_t n)
     return q;
 }
 
+void *base_realloc_lines(void *p, size_t keep, size_t n)
+{
+    size_t sz = (n + BASE_LINE - 1) / BASE_LINE * BASE_LINE;
+    void *q = aligned_alloc(BASE_LINE, sz ? sz : BASE_LINE);
+    if (!q)
+        base_panic("out of memory (%zu bytes)", n);
+    if (p && keep)
+        memcpy(q, p, keep < n ? keep : n);
+    free(p);
+    return q;
+}
+
 char *base_strndup(const char *s, size_t n)
 {
     char *d = base_malloc(n + 1);

@@ -46,6 +46,10 @@ _Noreturn void base_panic(const char *fmt, ...) __attribute__((format(printf, 1,
 void *base_malloc(size_t n);
 void *base_calloc(size_t n, size_t size);
 void *base_realloc(void *p, size_t n);
+/* On BASE_LINE (64-byte) boundaries, for arrays whose elements should not straddle host
+ * cache lines; the first `keep` bytes of p are copied, and p is freed (free() frees it). */
+#define BASE_LINE 64
+void *base_realloc_lines(void *p, size_t keep, size_t n);
 char *base_strdup(const char *s);
 char *base_strndup(const char *s, size_t n);
 char *base_sprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -94,7 +94,8 @@ const stat_set *cache_stats_set(void) { return &cs_set; }
 /* ---- the cache ----------------------------------------------------------------------- */
 
 /* An open-addressing index from 64-bit keys to small values v, whose keys live in an
- * array the owner keeps (keys[v]); linear probing, deletion by backward shift (no
+ * array the owner keeps (keys[v * stride], so a key may sit in its value's record); linear
+ * probing, deletion by backward shift (no
  * tombstones), so lookups stay short and the order is deterministic. Values are stored plus
  * one, 0 marking a free slot, so a new table is calloc'd. Each slot also keeps the top 32
  * bits of its key's hash: a probe compares those first and reads keys[] (a host-cache miss
@@ -114,13 +115,26 @@ typedef struct hidx {
     uint32_t n;     /* values held; the table doubles past half full */
 } hidx;
 
+/* An entry is one aligned half of a host cache line with its key, which a fill, a merge and
+ * the index all read. */
 typedef struct mshr_ent {
+    uint64_t key;        /* sector number (sectored) or line number */
     uint32_t head, tail; /* waiting requests in the pool, oldest first */
     uint32_t line;       /* the line the miss reserved, or NIL: a hint for the fill */
     uint32_t nreq;       /* requests counted against mshr_merge (write-allocate fetches too) */
     uint8_t pending;     /* sectors still to arrive (a line cache may be filled by sectors) */
     uint8_t used;
 } mshr_ent;
+#define ENT_STRIDE (sizeof(mshr_ent) / sizeof(uint64_t)) /* keys' stride in the index */
+_Static_assert(sizeof(mshr_ent) == 32, "two MSHR entries per host cache line");
+
+/* A waiting request in the pool: what a fill hands back, its order and its list link on one
+ * host cache line. */
+typedef struct waiter {
+    _Alignas(64) mem_req r;
+    uint64_t seq;
+    uint32_t next;
+} waiter;
 
 /* Per line, together: one access reads or changes most of it. A line in use (F_USED: some
  * sector valid or reserved) has its tag indexed and sits in its set's age order. */
@@ -152,6 +166,18 @@ typedef struct age_ln {
     uint32_t prev, next;
 } age_ln;
 
+/* What the access, fill and victim paths read of one line, on one aligned half of a host
+ * cache line: a miss lands on a line last touched long ago, and its tag, state and age links
+ * would otherwise be three host-cache misses. A scanned set's tags are kept a second time,
+ * side by side (stag), for the scan. */
+typedef struct line_rec {
+    _Alignas(32) uint64_t tag; /* line number (lines in use) */
+    age_ln age; /* age order of the set's lines in use (stamp policies); linked before read */
+    line_st ls;
+} line_rec;
+#define LN_STRIDE (sizeof(line_rec) / sizeof(uint64_t)) /* tags' stride in the index */
+_Static_assert(sizeof(line_rec) == 32, "two line records per host cache line");
+
 struct cache {
     cache_cfg cfg;           /* effective (streaming MSHR sizes) */
     const cache_repl_ops *repl;
@@ -177,11 +203,11 @@ struct cache {
     uint64_t deferred;       /* prefills never written (for tests) */
     refusal refused;
     /* tag array, line i = set * assoc + way */
-    uint64_t *tag;           /* line number (lines in use) */
+    line_rec *ln;            /* NULL until the first access (tags_need) */
+    void *ln_raw;            /* ln's allocation */
+    uint64_t *stag;          /* scanned sets: the tags again, way by way; else NULL */
     uint64_t *last_use, *alloc_time; /* NULL when the policy reads neither */
-    line_st *ls;
     set_st *set;
-    age_ln *age;             /* age order of the set's lines in use (stamp policies) */
     uint64_t *busy;          /* per set, wps words: a bit per way in use */
     uint32_t wps;
     hidx tix;                /* line number -> line (wide sets only, see find_line) */
@@ -189,13 +215,11 @@ struct cache {
     uint64_t *cand;          /* victim candidates of one set (assoc bits) */
     /* MSHRs */
     mshr_ent *ent;
-    uint64_t *ent_key;       /* sector number (sectored) or line number of each entry */
     uint32_t *ent_free, nent_free; /* freed entries (a stack), and all free entries */
     uint32_t nent_stack, ent_next, ent_alloc;
     hidx mix;                /* key -> entry */
-    mem_req *wreq;
-    uint32_t *wnext;
-    uint64_t *wseq, seq;
+    waiter *w;
+    uint64_t seq;
     uint32_t wfree, wbump, wcap;    /* freed pool slots (a list), never-used ones, bound */
     uint32_t walloc;
     stat_block st;
@@ -231,17 +255,18 @@ static uint32_t hidx_hash(uint64_t key) { return (uint32_t)((key * 0x9e3779b97f4
 static uint32_t hidx_home(const hidx *h, uint32_t hash) { return hash >> h->shift; }
 
 /* The slot holding key, or the free slot where it would go. */
-static uint32_t hidx_find(const hidx *h, const uint64_t *keys, uint64_t key, uint32_t hash)
+static uint32_t hidx_find(const hidx *h, const uint64_t *keys, size_t stride, uint64_t key,
+                          uint32_t hash)
 {
     uint32_t i = hidx_home(h, hash), v;
-    while ((v = h->s[i].val) && (h->s[i].hash != hash || keys[v - 1] != key))
+    while ((v = h->s[i].val) && (h->s[i].hash != hash || keys[(v - 1) * stride] != key))
         i = (i + 1) & h->mask;
     return i;
 }
 
-static uint32_t hidx_get(const hidx *h, const uint64_t *keys, uint64_t key)
+static uint32_t hidx_get(const hidx *h, const uint64_t *keys, size_t stride, uint64_t key)
 {
-    return h->s[hidx_find(h, keys, key, hidx_hash(key))].val - 1; /* a free slot: NIL */
+    return h->s[hidx_find(h, keys, stride, key, hidx_hash(key))].val - 1; /* free slot: NIL */
 }
 
 static void hidx_grow(hidx *h)
@@ -260,18 +285,18 @@ static void hidx_grow(hidx *h)
     free(old.s);
 }
 
-static void hidx_put(hidx *h, const uint64_t *keys, uint64_t key, uint32_t v)
+static void hidx_put(hidx *h, const uint64_t *keys, size_t stride, uint64_t key, uint32_t v)
 {
     if (2 * (h->n + 1) > h->mask + 1)
         hidx_grow(h);
-    uint32_t hash = hidx_hash(key), i = hidx_find(h, keys, key, hash);
+    uint32_t hash = hidx_hash(key), i = hidx_find(h, keys, stride, key, hash);
     h->n += !h->s[i].val;
     h->s[i] = (hidx_slot){hash, v + 1};
 }
 
-static void hidx_del(hidx *h, const uint64_t *keys, uint64_t key)
+static void hidx_del(hidx *h, const uint64_t *keys, size_t stride, uint64_t key)
 {
-    uint32_t i = hidx_find(h, keys, key, hidx_hash(key)), j = i;
+    uint32_t i = hidx_find(h, keys, stride, key, hidx_hash(key)), j = i;
     if (!h->s[i].val)
         return;
     for (;;) {
@@ -297,14 +322,16 @@ static void tags_alloc(cache *c)
     uint32_t sets = c->cfg.sets, assoc = c->cfg.assoc;
     c->nlines = sets * assoc;
     size_t n = c->nlines;
-    c->tag = base_malloc(n * sizeof *c->tag);
-    c->ls = base_calloc(n, sizeof *c->ls);
+    /* calloc'd: the flags must read empty, and untouched pages stay unmapped */
+    c->ln_raw = base_calloc(n + 2, sizeof *c->ln);
+    c->ln = (line_rec *)(((uintptr_t)c->ln_raw + BASE_LINE - 1) & ~(uintptr_t)(BASE_LINE - 1));
     c->set = base_malloc(sets * sizeof *c->set);
     for (uint32_t s = 0; s < sets; s++)
         c->set[s] = (set_st){NIL, NIL, 0, 0, 0};
     c->wps = (assoc + 63) / 64;
     c->busy = base_calloc((size_t)sets * c->wps, sizeof *c->busy);
     c->scan_sets = assoc <= CACHE_SCAN_ASSOC;
+    c->stag = c->scan_sets ? base_malloc(n * sizeof *c->stag) : NULL;
     c->tix.s = NULL;
     if (!c->scan_sets)
         hidx_init(&c->tix, c->nlines);
@@ -317,23 +344,22 @@ static void tags_alloc(cache *c)
     c->last_use = k != 1 ? base_malloc(n * sizeof *c->last_use) : NULL;
     c->alloc_time = k != 0 ? base_malloc(n * sizeof *c->alloc_time) : NULL;
     c->stamp = k == 0 ? c->last_use : k == 1 ? c->alloc_time : NULL;
-    /* only lines in use are linked, and each is linked before it is read */
-    c->age = c->stamp ? base_malloc(n * sizeof *c->age) : NULL;
 }
 
 static void tags_free(cache *c)
 {
-    free(c->tag);
+    free(c->ln_raw);
+    free(c->stag);
     free(c->last_use);
     free(c->alloc_time);
-    free(c->ls);
     free(c->set);
     free(c->busy);
-    free(c->age);
     free(c->tix.s);
     c->tix.s = NULL;
     free(c->cand);
-    c->ls = NULL;
+    c->ln = NULL;
+    c->ln_raw = NULL;
+    c->stag = NULL;
     c->stamp = NULL;
     c->nlines = 0;
 }
@@ -344,7 +370,7 @@ static void tags_free(cache *c)
  * empty: nlines 0 makes invalidate and flush no-ops, and probes miss. */
 static void tags_need(cache *c)
 {
-    if (!c->ls)
+    if (!c->ln)
         tags_alloc(c);
 }
 
@@ -378,8 +404,8 @@ static uint32_t mshr_take(cache *c)
         return c->ent_free[--c->nent_stack];
     if (c->ent_next == c->ent_alloc) {
         uint32_t n = grown(c->ent_alloc, c->cfg.mshr_entries);
-        c->ent = base_realloc(c->ent, (size_t)n * sizeof *c->ent);
-        c->ent_key = base_realloc(c->ent_key, (size_t)n * sizeof *c->ent_key);
+        c->ent = base_realloc_lines(c->ent, (size_t)c->ent_alloc * sizeof *c->ent,
+                                    (size_t)n * sizeof *c->ent);
         c->ent_free = base_realloc(c->ent_free, (size_t)n * sizeof *c->ent_free);
         c->ent_alloc = n;
     }
@@ -390,14 +416,12 @@ static uint32_t pool_take(cache *c)
 {
     uint32_t w = c->wfree;
     if (w != NIL) {
-        c->wfree = c->wnext[w];
+        c->wfree = c->w[w].next;
         return w;
     }
     if (c->wbump == c->walloc) {
         uint32_t n = grown(c->walloc, c->wcap);
-        c->wreq = base_realloc(c->wreq, (size_t)n * sizeof *c->wreq);
-        c->wnext = base_realloc(c->wnext, (size_t)n * sizeof *c->wnext);
-        c->wseq = base_realloc(c->wseq, (size_t)n * sizeof *c->wseq);
+        c->w = base_realloc_lines(c->w, (size_t)c->walloc * sizeof *c->w, (size_t)n * sizeof *c->w);
         c->walloc = n;
     }
     return c->wbump++;
@@ -440,11 +464,8 @@ void cache_free(cache *c)
     tags_free(c);
     free(c->ent);
     free(c->ent_free);
-    free(c->ent_key);
     free(c->mix.s);
-    free(c->wreq);
-    free(c->wnext);
-    free(c->wseq);
+    free(c->w);
     free(c->pend);
     free(c->pend_sets);
     stat_block_free(&c->st);
@@ -523,7 +544,7 @@ typedef struct look {
  * tag array instead. Either way: the line in use that holds ln, or NIL. */
 static uint32_t scan_set(const cache *c, uint32_t set, uint64_t ln)
 {
-    const uint64_t *tag = &c->tag[(size_t)set * c->cfg.assoc];
+    const uint64_t *tag = &c->stag[(size_t)set * c->cfg.assoc];
     for (uint64_t bits = c->busy[set]; bits; bits &= bits - 1) { /* one word: assoc <= 64 */
         uint32_t w = (uint32_t)__builtin_ctzll(bits);
         if (tag[w] == ln)
@@ -537,7 +558,7 @@ static uint32_t scan_set(const cache *c, uint32_t set, uint64_t ln)
 static uint32_t find_line_set(const cache *c, uint64_t ln, uint32_t *set)
 {
     if (!c->scan_sets)
-        return hidx_get(&c->tix, c->tag, ln);
+        return hidx_get(&c->tix, &c->ln->tag, LN_STRIDE, ln);
     *set = cache_set_of(c, ln << c->line_log2);
     return scan_set(c, *set, ln);
 }
@@ -569,18 +590,18 @@ static void age_link(cache *c, set_st *s, uint32_t i)
         at = NIL;
     else if (at != NIL)
         while (older(c, i, at))
-            at = c->age[at].prev;
-    uint32_t nx = at == NIL ? s->head : c->age[at].next;
-    c->age[i] = (age_ln){at, nx};
-    *(at == NIL ? &s->head : &c->age[at].next) = i;
-    *(nx == NIL ? &s->tail : &c->age[nx].prev) = i;
+            at = c->ln[at].age.prev;
+    uint32_t nx = at == NIL ? s->head : c->ln[at].age.next;
+    c->ln[i].age = (age_ln){at, nx};
+    *(at == NIL ? &s->head : &c->ln[at].age.next) = i;
+    *(nx == NIL ? &s->tail : &c->ln[nx].age.prev) = i;
 }
 
 static void age_unlink(cache *c, set_st *s, uint32_t i)
 {
-    uint32_t pv = c->age[i].prev, nx = c->age[i].next;
-    *(pv == NIL ? &s->head : &c->age[pv].next) = nx;
-    *(nx == NIL ? &s->tail : &c->age[nx].prev) = pv;
+    uint32_t pv = c->ln[i].age.prev, nx = c->ln[i].age.next;
+    *(pv == NIL ? &s->head : &c->ln[pv].age.next) = nx;
+    *(nx == NIL ? &s->tail : &c->ln[nx].age.prev) = pv;
 }
 
 /* Every last-use update of a line in use goes through here, to keep LRU's age order. */
@@ -611,8 +632,8 @@ static void line_drop(cache *c, set_st *s, uint32_t i)
 {
     uint32_t w = i - (uint32_t)(s - c->set) * c->cfg.assoc;
     if (!c->scan_sets)
-        hidx_del(&c->tix, c->tag, c->tag[i]);
-    c->ls[i].fill_dirty = 0;
+        hidx_del(&c->tix, &c->ln->tag, LN_STRIDE, c->ln[i].tag);
+    c->ln[i].ls.fill_dirty = 0;
     c->busy[(size_t)(s - c->set) * c->wps + w / 64] &= ~(1ull << (w % 64));
     s->used--;
     if (c->stamp)
@@ -623,7 +644,7 @@ static void line_drop(cache *c, set_st *s, uint32_t i)
  * index hold. */
 static void line_set(cache *c, uint32_t i, uint8_t valid, uint8_t dirty, uint8_t resv)
 {
-    line_st *l = &c->ls[i];
+    line_st *l = &c->ln[i].ls;
     if (l->dirty && !dirty)
         c->dirty_lines--;
     else if (!l->dirty && dirty)
@@ -682,7 +703,7 @@ static uint32_t pick_by_policy(cache *c, uint32_t set, uint8_t pin)
     uint32_t assoc = c->cfg.assoc, base = set * assoc;
     memset(c->cand, 0, (size_t)c->wps * sizeof *c->cand);
     for (uint32_t w = 0; w < assoc; w++)
-        if (!(c->ls[base + w].flags & pin))
+        if (!(c->ln[base + w].ls.flags & pin))
             c->cand[w / 64] |= 1ull << (w % 64);
     return base + c->repl->victim(c->last_use + base, c->alloc_time + base, assoc, c->cand);
 }
@@ -702,8 +723,8 @@ static uint32_t pick_victim(cache *c, uint32_t set)
     if (!c->stamp)
         return pick_by_policy(c, set, pin);
     uint32_t i = s->head;
-    while (i != NIL && (c->ls[i].flags & pin))
-        i = c->age[i].next;
+    while (i != NIL && (c->ln[i].ls.flags & pin))
+        i = c->ln[i].age.next;
     return i;
 }
 
@@ -722,12 +743,12 @@ static void missq_use(cache *c)
  * (GPGPU-Sim: wb && policy != WRITE_THROUGH); wb_addr NULL drops them (prefill). */
 static void evict(cache *c, uint32_t i, uint64_t *wb_addr, uint8_t *wb_mask)
 {
-    if (!(c->ls[i].flags & F_USED))
+    if (!(c->ln[i].ls.flags & F_USED))
         return;
     c->st.v[CS(evictions)]++;
-    if (wb_addr && c->ls[i].dirty && c->cfg.write != CACHE_WR_WT) {
-        *wb_addr = c->tag[i] << c->line_log2;
-        *wb_mask = c->ls[i].dirty;
+    if (wb_addr && c->ln[i].ls.dirty && c->cfg.write != CACHE_WR_WT) {
+        *wb_addr = c->ln[i].tag << c->line_log2;
+        *wb_mask = c->ln[i].ls.dirty;
         c->st.v[CS(writebacks)]++;
         missq_use(c);
     }
@@ -739,14 +760,16 @@ static void install(cache *c, uint32_t i, uint64_t ln, uint64_t now)
 {
     uint32_t set = set_of_line(c, i), w = i - set * c->cfg.assoc;
     set_st *s = &c->set[set];
-    c->tag[i] = ln;
-    if (!c->scan_sets)
-        hidx_put(&c->tix, c->tag, ln, i);
+    c->ln[i].tag = ln;
+    if (c->stag)
+        c->stag[i] = ln;
+    else
+        hidx_put(&c->tix, &c->ln->tag, LN_STRIDE, ln, i);
     if (c->alloc_time)
         c->alloc_time[i] = now;
     if (c->last_use)
         c->last_use[i] = now;
-    c->ls[i] = (line_st){0, 0, 0, 0, F_USED};
+    c->ln[i].ls = (line_st){0, 0, 0, 0, F_USED};
     c->busy[(size_t)set * c->wps + w / 64] |= 1ull << (w % 64);
     s->used++;
     if (c->stamp)
@@ -772,7 +795,7 @@ static int probe(cache *c, uint64_t addr, look *l, int need_victim)
     l->i = find_line_set(c, l->ln, &set);
     l->set = NIL;
     if (l->i != NIL) {
-        const line_st *x = &c->ls[l->i];
+        const line_st *x = &c->ln[l->i].ls;
         l->p = (x->resv & l->m) ? R_HIT_RES : (x->valid & l->m) ? R_HIT : R_SECTOR_MISS;
         return l->p;
     }
@@ -795,7 +818,7 @@ static void tag_access(cache *c, look *l, uint64_t now, cache_result *out)
         place(c, l, now, &out->wb_addr, &out->wb_mask);
         line_set(c, l->i, 0, 0, l->m);
     } else if (c->alloc == CACHE_AL_ON_MISS && l->p == R_SECTOR_MISS) {
-        const line_st *x = &c->ls[l->i];
+        const line_st *x = &c->ln[l->i].ls;
         touch(c, l->i, now);
         line_set(c, l->i, x->valid, x->dirty, x->resv | l->m);
     }
@@ -808,18 +831,20 @@ static uint64_t mshr_key(const cache *c, uint64_t addr)
     return c->sectored ? addr >> 5 : addr >> c->line_log2;
 }
 
+/* The entries' keys as the index reads them (none before the first entry). */
+static const uint64_t *ent_keys(const cache *c) { return c->ent ? &c->ent->key : NULL; }
+
 static uint32_t mshr_find(const cache *c, uint64_t key)
 {
-    return hidx_get(&c->mix, c->ent_key, key);
+    return hidx_get(&c->mix, ent_keys(c), ENT_STRIDE, key);
 }
 
 static uint32_t mshr_open(cache *c, uint64_t key, uint8_t pending, uint32_t line)
 {
     uint32_t e = mshr_take(c);
     c->nent_free--;
-    c->ent[e] = (mshr_ent){NIL, NIL, line, 0, pending, 1};
-    c->ent_key[e] = key;
-    hidx_put(&c->mix, c->ent_key, key, e);
+    c->ent[e] = (mshr_ent){key, NIL, NIL, line, 0, pending, 1};
+    hidx_put(&c->mix, ent_keys(c), ENT_STRIDE, key, e);
     return e;
 }
 
@@ -831,19 +856,19 @@ static void mshr_add(cache *c, uint32_t e, const mem_req *r)
     if (!r)
         return;
     uint32_t w = pool_take(c);
-    c->wreq[w] = *r;
-    c->wseq[w] = c->seq++;
-    c->wnext[w] = NIL;
+    c->w[w].r = *r;
+    c->w[w].seq = c->seq++;
+    c->w[w].next = NIL;
     if (x->tail == NIL)
         x->head = w;
     else
-        c->wnext[x->tail] = w;
+        c->w[x->tail].next = w;
     x->tail = w;
 }
 
 static void mshr_close(cache *c, uint32_t e)
 {
-    hidx_del(&c->mix, c->ent_key, c->ent_key[e]);
+    hidx_del(&c->mix, ent_keys(c), ENT_STRIDE, c->ent[e].key);
     c->ent[e].used = 0;
     c->ent_free[c->nent_stack++] = e;
     c->nent_free++;
@@ -919,7 +944,7 @@ static int do_read(cache *c, const mem_req *r, uint64_t now, cache_result *out)
     look l;
     int p = probe(c, r->addr, &l, c->alloc == CACHE_AL_ON_MISS);
     if (p == R_HIT) {
-        const line_st *x = &c->ls[l.i];
+        const line_st *x = &c->ln[l.i].ls;
         touch(c, l.i, now);
         if (atom_dirty)
             line_set(c, l.i, x->valid, x->dirty | l.m, x->resv);
@@ -933,8 +958,8 @@ static int do_read(cache *c, const mem_req *r, uint64_t now, cache_result *out)
     int f = mshr_request(c, r, mshr_key(c, r->addr), &l, now, out);
     if (f)
         return fail(out, f);
-    if (atom_dirty && l.i != NIL && c->tag[l.i] == l.ln)
-        c->ls[l.i].fill_dirty |= l.m;
+    if (atom_dirty && l.i != NIL && c->ln[l.i].tag == l.ln)
+        c->ln[l.i].ls.fill_dirty |= l.m;
     return outcome(p, R_MISS);
 }
 
@@ -943,7 +968,7 @@ static int write_hit(cache *c, int pol, uint32_t i, uint8_t m, uint64_t now, cac
 {
     if (pol != CACHE_WR_WB && !missq_room(c, 1))
         return fail(out, CACHE_FAIL_MISSQ);
-    const line_st *x = &c->ls[i];
+    const line_st *x = &c->ln[i].ls;
     if (pol == CACHE_WR_WE) {
         send_write(c, out);
         line_set(c, i, x->valid & (uint8_t)~m, x->dirty & (uint8_t)~m, x->resv);
@@ -972,9 +997,9 @@ static int lazy_write(cache *c, uint64_t key, look *l, uint64_t now, cache_resul
     }
     if (l->p == R_HIT_RES) {
         touch(c, l->i, now);
-        c->ls[l->i].fill_dirty |= l->m;
+        c->ln[l->i].ls.fill_dirty |= l->m;
     } else if (l->p == R_SECTOR_MISS) {
-        const line_st *x = &c->ls[l->i];
+        const line_st *x = &c->ln[l->i].ls;
         touch(c, l->i, now);
         line_set(c, l->i, x->valid | l->m, x->dirty | l->m, x->resv);
     } else {
@@ -1008,8 +1033,8 @@ static int write_miss(cache *c, const mem_req *r, look *l, uint64_t now, cache_r
             return fail(out, CACHE_FAIL_MISSQ);
         if ((f = mshr_request(c, NULL, key, l, now, out)))
             return fail(out, f);
-        if (l->i != NIL && c->tag[l->i] == l->ln)
-            c->ls[l->i].fill_dirty |= l->m;
+        if (l->i != NIL && c->ln[l->i].tag == l->ln)
+            c->ln[l->i].ls.fill_dirty |= l->m;
         return R_MISS;
     default:
         return lazy_write(c, key, l, now, out);
@@ -1087,7 +1112,7 @@ void cache_access(cache *c, const mem_req *r, uint64_t now, cache_result *out)
  * at most, so that is the line find_line would return. */
 static uint32_t line_at(const cache *c, uint64_t ln, uint32_t hint)
 {
-    if (hint < c->nlines && (c->ls[hint].flags & F_USED) && c->tag[hint] == ln)
+    if (hint < c->nlines && (c->ln[hint].ls.flags & F_USED) && c->ln[hint].tag == ln)
         return hint;
     return find_line(c, ln);
 }
@@ -1108,7 +1133,7 @@ static void fill_line(cache *c, uint64_t ln, uint8_t got, uint32_t hint, uint64_
     } else if (c->alloc != CACHE_AL_ON_MISS) {
         touch(c, i, now);
     }
-    line_st *x = &c->ls[i];
+    line_st *x = &c->ln[i].ls;
     uint8_t fd = x->fill_dirty & got;
     x->fill_dirty &= (uint8_t)~got;
     line_set(c, i, x->valid | got, x->dirty | fd, x->resv & (uint8_t)~got);
@@ -1124,7 +1149,7 @@ static size_t drain(cache *c, const uint32_t *done, unsigned n, mem_req *out, si
     for (;;) {
         int best = -1;
         for (unsigned j = 0; j < n; j++)
-            if (head[j] != NIL && (best < 0 || c->wseq[head[j]] < c->wseq[head[best]]))
+            if (head[j] != NIL && (best < 0 || c->w[head[j]].seq < c->w[head[best]].seq))
                 best = (int)j;
         if (best < 0)
             break;
@@ -1132,9 +1157,9 @@ static size_t drain(cache *c, const uint32_t *done, unsigned n, mem_req *out, si
         if (k >= max)
             base_panic("cache %s: cache_fill got room for %zu waiting requests, more are "
                        "waiting", c->cfg.name, max);
-        out[k++] = c->wreq[w];
-        head[best] = c->wnext[w];
-        c->wnext[w] = c->wfree;
+        out[k++] = c->w[w].r;
+        head[best] = c->w[w].next;
+        c->w[w].next = c->wfree;
         c->wfree = w;
     }
     for (unsigned j = 0; j < n; j++)
@@ -1154,8 +1179,7 @@ void cache_prefetch_fill(const cache *c, uint64_t addr, uint32_t hint)
     prefetch_mshr_slot(c, addr);
     if (hint && hint - 1 < c->ent_next) {
         __builtin_prefetch(&c->ent[hint - 1]);
-        __builtin_prefetch(&c->ent_key[hint - 1]);
-    } else if (c->ls && !c->scan_sets) {
+    } else if (c->ln && !c->scan_sets) {
         __builtin_prefetch(&c->tix.s[hidx_home(&c->tix, hidx_hash(addr >> c->line_log2))]);
     }
 }
@@ -1163,7 +1187,7 @@ void cache_prefetch_fill(const cache *c, uint64_t addr, uint32_t hint)
 /* A scanned set would need its index worked out twice; its few tags are usually at hand. */
 void cache_prefetch_access(const cache *c, uint64_t addr)
 {
-    if (!c->ls)
+    if (!c->ln)
         return; /* the tag arrays are not there yet */
     prefetch_mshr_slot(c, addr);
     if (!c->scan_sets)
@@ -1175,7 +1199,7 @@ void cache_prefetch_access(const cache *c, uint64_t addr)
 static uint32_t mshr_at(const cache *c, uint64_t key, uint32_t hint)
 {
     uint32_t e = hint - 1;
-    if (hint && e < c->ent_next && c->ent[e].used && c->ent_key[e] == key)
+    if (hint && e < c->ent_next && c->ent[e].used && c->ent[e].key == key)
         return e;
     return mshr_find(c, key);
 }
@@ -1230,7 +1254,7 @@ static void prefill_now(cache *c, uint64_t line_addr, uint64_t ln, uint8_t m, ui
         line_set(c, i, m, 0, 0);
         return;
     }
-    const line_st *x = &c->ls[i];
+    const line_st *x = &c->ln[i].ls;
     touch(c, i, now);
     line_set(c, i, x->valid | (m & (uint8_t)~x->resv), x->dirty, x->resv);
 }
@@ -1320,7 +1344,7 @@ uint64_t cache_prefill_deferred(const cache *c) { return c->deferred; }
 
 int cache_prefill_churns(cache *c, uint64_t now)
 {
-    if (!c->ls || c->pf_run)
+    if (!c->ln || c->pf_run)
         return 0;
     for (uint32_t set = 0; set < c->cfg.sets; set++)
         if (!churning(c, set, now))
@@ -1331,8 +1355,8 @@ int cache_prefill_churns(cache *c, uint64_t now)
 int cache_holds_lines(const cache *c, uint64_t lo_line_addr, uint64_t hi_line_addr)
 {
     uint64_t lo = lo_line_addr >> c->line_log2, hi = hi_line_addr >> c->line_log2;
-    for (uint32_t i = 0; c->ls && i < c->nlines; i++)
-        if ((c->ls[i].flags & F_USED) && c->tag[i] >= lo && c->tag[i] < hi)
+    for (uint32_t i = 0; c->ln && i < c->nlines; i++)
+        if ((c->ln[i].ls.flags & F_USED) && c->ln[i].tag >= lo && c->ln[i].tag < hi)
             return 1;
     return 0;
 }
@@ -1360,10 +1384,10 @@ void cache_invalidate(cache *c)
 {
     c->ver++;
     for (uint32_t i = 0; i < c->nlines; i++) {
-        if (!(c->ls[i].flags & F_USED))
+        if (!(c->ln[i].ls.flags & F_USED))
             continue;
-        c->ls[i].fill_dirty = 0;
-        line_set(c, i, 0, 0, c->ls[i].resv);
+        c->ln[i].ls.fill_dirty = 0;
+        line_set(c, i, 0, 0, c->ln[i].ls.resv);
     }
     c->flush_pos = 0;
 }
@@ -1373,13 +1397,13 @@ int cache_flush_next(cache *c, uint64_t *line_addr, uint8_t *mask)
     c->ver++;
     for (uint32_t k = 0; k < c->nlines; k++) {
         uint32_t i = (c->flush_pos + k) % c->nlines;
-        uint8_t d = c->ls[i].dirty;
+        uint8_t d = c->ln[i].ls.dirty;
         if (!d)
             continue;
-        line_set(c, i, c->ls[i].valid, 0, c->ls[i].resv);
+        line_set(c, i, c->ln[i].ls.valid, 0, c->ln[i].ls.resv);
         if (c->cfg.write == CACHE_WR_WT)
             continue; /* written through already */
-        *line_addr = c->tag[i] << c->line_log2;
+        *line_addr = c->ln[i].tag << c->line_log2;
         *mask = d;
         c->flush_pos = (i + 1) % c->nlines;
         return 1;
@@ -1389,17 +1413,17 @@ int cache_flush_next(cache *c, uint64_t *line_addr, uint8_t *mask)
 
 int cache_probe(const cache *c, uint64_t addr)
 {
-    if (!c->ls)
+    if (!c->ln)
         return 0;
     uint32_t i = find_line(c, addr >> c->line_log2);
     uint8_t m = req_mask(c, addr);
-    return i != NIL && (c->ls[i].valid & m) == m;
+    return i != NIL && (c->ln[i].ls.valid & m) == m;
 }
 
 void cache_mshr_foreach(const cache *c, void (*fn)(void *ctx, const mem_req *r), void *ctx)
 {
     for (uint32_t e = 0; e < c->ent_next; e++)
         if (c->ent[e].used)
-            for (uint32_t w = c->ent[e].head; w != NIL; w = c->wnext[w])
-                fn(ctx, &c->wreq[w]);
+            for (uint32_t w = c->ent[e].head; w != NIL; w = c->w[w].next)
+                fn(ctx, &c->w[w].r);
 }
