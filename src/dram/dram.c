@@ -571,8 +571,7 @@ static void retire(dram *d)
         mem_req r = d->fl[d->fl_head].r;
         r.loc = MEM_AT_DRAM_RET;
         mem_q_push(&d->ret, &r); /* room was reserved when the column command issued */
-        d->fl_head = mem_ring_slot(d->fl_head, 1, d->ret.cap);
-        d->fl_n--;
+        d->fl_head = --d->fl_n ? mem_ring_slot(d->fl_head, 1, d->ret.cap) : 0; /* as mem_q */
     }
 }
 

@@ -154,10 +154,10 @@ static pkt *ring_push(ring *q, const pkt *p)
     return slot;
 }
 
+/* An emptied ring starts over at slot 0 (as mem_q_pop does). */
 static void ring_drop_head(ring *q)
 {
-    q->head = mem_ring_slot(q->head, 1, q->cap);
-    q->n--;
+    q->head = --q->n ? mem_ring_slot(q->head, 1, q->cap) : 0;
 }
 
 /* Every array of a crossbar; run in both passes of the icnt's slab. */
