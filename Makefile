@@ -16,7 +16,8 @@ CFLAGS  ?=
 SAN     ?=
 OMP     ?= -fopenmp
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-ALLCFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -g $(OPT) $(LTO) $(WARN) $(SAN) $(OMP) -Isrc -I$(BUILD)/gen $(CFLAGS)
+ALLCFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -g $(OPT) $(LTO) $(PGO_FLAGS) $(WARN) $(SAN) $(OMP) \
+            -Isrc -I$(BUILD)/gen $(CFLAGS)
 LDLIBS   = -lzstd -llzma -lz -lm
 # A static binary skips the dynamic loader (mapping five libraries, relocations, symbol
 # lookups): about half the start-up cost of a short run. Used when the toolchain can link
@@ -42,6 +43,32 @@ LTO_TRY = $(if $(SAN),,$(shell mkdir -p $(LTO_PROBE) && cd $(LTO_PROBE) && \
             rm -rf $(abspath $(LTO_PROBE))))
 LTO = $(eval LTO := $(LTO_TRY))$(LTO)
 
+# Profile-guided optimisation (gcc): the simulator is first built instrumented in
+# $(BUILD)/pgo, run over the bundled samples (tools/pgo-train.sh: one and two threads, text
+# and native traces), then built again with that profile: about 8% fewer instructions on
+# every workload. The statistics do not change. PGO=0 skips it (a quicker edit-build loop);
+# it is off under a sanitizer and where the compiler lacks the options (clang: its profile
+# format needs llvm-profdata). The profile is retrained only when the instrumented binary
+# changes; every object depends on it. Both builds compile each source with -dumpbase set to
+# its path, so the profile file's name and the identities of static functions (which gcc
+# derives from the output name) are the same in both.
+PGO ?= 1
+PGO_DIR   = $(BUILD)/pgo
+PGO_DATA ?= $(abspath $(PGO_DIR)/data)
+PGO_STAMP = $(PGO_DIR)/profile.stamp
+PGO_PROBE = $(BUILD)/.pgo-probe
+PGO_TRY = $(if $(SAN),,$(if $(filter 1,$(PGO)),$(shell mkdir -p $(PGO_PROBE) && \
+            cd $(PGO_PROBE) && printf 'int main(void){return 0;}\n' > m.c && \
+            $(CC) -fprofile-generate=$(abspath $(PGO_PROBE))/d -fprofile-update=prefer-atomic \
+              -dumpbase m.c m.c -o m >/dev/null 2>&1 && ./m && \
+            $(CC) -fprofile-use=$(abspath $(PGO_PROBE))/d -fprofile-partial-training \
+              -dumpbase m.c -c m.c -o m.o >/dev/null 2>&1 && \
+            echo on; rm -rf $(abspath $(PGO_PROBE)))))
+PGO_ON = $(eval PGO_ON := $(PGO_TRY))$(PGO_ON)
+PGO_FLAGS = $(if $(filter gen,$(PGO)),-fprofile-generate=$(PGO_DATA) -fprofile-update=prefer-atomic,\
+            $(if $(PGO_ON),-fprofile-use=$(PGO_DATA) -fprofile-partial-training -Wno-missing-profile))
+PGO_DEP = $(if $(filter gen,$(PGO)),,$(if $(PGO_ON),$(PGO_STAMP)))
+
 LIB_SRC  = $(filter-out src/cli/%,$(wildcard src/*/*.c))
 CLI_SRC  = $(wildcard src/cli/*.c)
 TEST_SRC = $(wildcard tests/*.c)
@@ -53,7 +80,7 @@ CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
 
-.PHONY: all run check asan fuzz docs deps clean bench
+.PHONY: all run check asan fuzz docs deps clean bench FORCE
 all: $(BUILD)/lockstep
 
 # Checked once per build directory, before anything compiles (also under make -j).
@@ -78,9 +105,9 @@ $(BUILD)/lockstep: $(CLI_OBJ) $(BUILD)/liblockstep.a
 $(BUILD)/tests: $(TEST_OBJ) $(BUILD)/liblockstep.a
 	$(CC) $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/obj/%.o: %.c | $(BUILD)/gen/presets.c $(DEPS_OK)
+$(BUILD)/obj/%.o: %.c $(PGO_DEP) | $(BUILD)/gen/presets.c $(DEPS_OK)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(ALLCFLAGS) $(if $(strip $(PGO_FLAGS)),-dumpbase $<) -MMD -MP -c -o $@ $<
 
 # Presets are compiled into the binary so `--preset NAME` works from any directory.
 $(BUILD)/tools/embed: tools/embed.c
@@ -91,7 +118,7 @@ $(BUILD)/gen/presets.c: $(BUILD)/tools/embed $(PRESETS)
 	@mkdir -p $(dir $@)
 	$(BUILD)/tools/embed $@ $(PRESETS)
 
-$(BUILD)/gen/presets.o: $(BUILD)/gen/presets.c | $(DEPS_OK)
+$(BUILD)/gen/presets.o: $(BUILD)/gen/presets.c $(PGO_DEP) | $(DEPS_OK)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
 run: deps $(BUILD)/lockstep
@@ -111,6 +138,15 @@ fuzz:
 	  clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Isrc -fopenmp -fsanitize=fuzzer,address,undefined \
 	    -o build/fuzz/$$(basename $$f .c) $$f build/fuzzlib/liblockstep.a $(LDLIBS) || exit 1; \
 	done
+
+# The sub-make brings the instrumented binary up to date (it has its own dependency files);
+# the stamp, and with it every object, changes only when that binary did.
+$(PGO_STAMP): FORCE | $(DEPS_OK)
+	@$(MAKE) -s --no-print-directory BUILD=$(PGO_DIR) PGO=gen PGO_DATA=$(PGO_DATA) $(PGO_DIR)/lockstep
+	@if [ ! -f $@ ] || [ $(PGO_DIR)/lockstep -nt $@ ]; then \
+	  echo "pgo: training $(PGO_DIR)/lockstep (tools/pgo-train.sh)"; \
+	  rm -rf $(PGO_DATA) && sh tools/pgo-train.sh $(PGO_DIR)/lockstep $(PGO_DIR)/train && \
+	  touch $@; fi
 
 # The benchmark driver is a separate program: it times `lockstep run` child processes.
 $(BUILD)/lsbench: bench/lsbench.c | $(DEPS_OK)
