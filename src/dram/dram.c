@@ -127,8 +127,12 @@ struct dram {
     mem_q ret;
     uint64_t now, bus_end;
     /* No command can issue before this cycle while nothing is pushed or popped (see
-     * try_issue); the scans before it would find nothing, so they are skipped. */
+     * try_issue); the scans before it would find nothing, so they are skipped. With a single
+     * command bus, `decided` is the bank whose command issues at quiet_until, as the scan
+     * then would choose it (NIL: not known, scan). Both are worked out right after a command
+     * issues, from the state it leaves, and hold until a push or a pop. */
     uint64_t quiet_until;
+    uint32_t decided;
     int eager;       /* dram_set_eager */
     uint32_t prio;
     base_slab slab;  /* every array above */
@@ -206,6 +210,7 @@ static void alloc_state(dram *d, uint32_t qcap, uint32_t retcap)
     for (int c = 0; c < DRAM_NCMD; c++)
         d->rdy_any[c] = NEVER;
     d->head = d->tail = NIL;
+    d->decided = NIL;
     d->occ_words = (d->t.nbk + 63) / 64;
 }
 
@@ -252,8 +257,10 @@ int dram_ret_ready(const dram *d) { return !mem_q_empty(&d->ret); }
 
 mem_req dram_ret_pop(dram *d)
 {
-    if (d->fl_n + mem_q_len(&d->ret) >= d->ret.cap)
+    if (d->fl_n + mem_q_len(&d->ret) >= d->ret.cap) {
         d->quiet_until = 0; /* a column command may have waited for the room */
+        d->decided = NIL;
+    }
     return mem_q_pop(&d->ret);
 }
 int dram_busy(const dram *d) { return d->qn || d->fl_n || !mem_q_empty(&d->ret); }
@@ -303,7 +310,12 @@ static int rules_allow(const dram *d, int cmd, uint32_t b)
     return (int64_t)d->now >= rules_ready(d, cmd, b);
 }
 
-void dram_set_eager(dram *d, int on) { d->eager = on; }
+void dram_set_eager(dram *d, int on)
+{
+    d->eager = on;
+    d->quiet_until = 0;
+    d->decided = NIL;
+}
 
 int dram_rule_allows(const dram *d, int cmd, uint32_t bank)
 {
@@ -472,6 +484,20 @@ __attribute__((noinline)) static void repick(dram *d, uint32_t b)
     k->own = cmd < 0 ? INT64_MAX : d->rdy_bank[(size_t)b * DRAM_NCMD + (size_t)cmd];
 }
 
+/* Whether the decision survives a push onto bank b (its pick was `was`; it may now issue
+ * from cycle `at`). Only b changed: the decided bank still issues unless it is b and its
+ * pick moved, or b may issue before the decided cycle, or at it and ahead of the decided
+ * bank in round-robin order. */
+static int decision_stands(const dram *d, uint32_t b, uint32_t was, uint64_t at)
+{
+    uint32_t x = d->decided, n = d->t.nbk;
+    if (x == NIL || b == x)
+        return x != NIL && d->bk[b].pick == was;
+    if (at != d->quiet_until)
+        return at > d->quiet_until;
+    return (b + n - d->prio) % n > (x + n - d->prio) % n;
+}
+
 /* A push onto bank b. A bank-local plug-in's other banks keep their picks and times, so the
  * scans stay skipped up to the first cycle b's new pick may issue (an earlier bound than the
  * true one only costs a scan that finds nothing). Otherwise the next cycle scans. */
@@ -479,13 +505,17 @@ static void pushed_wake(dram *d, uint32_t b)
 {
     if (!d->sched->bank_local || d->eager) {
         d->quiet_until = 0;
+        d->decided = NIL;
         return;
     }
+    uint32_t was = d->bk[b].pick;
     repick(d, b);
     if (d->bk[b].want < 0)
         return;
     int64_t t = bank_ready(d, b, base_of(d, d->bk[b].want));
     uint64_t at = t > (int64_t)d->now ? (uint64_t)t : d->now;
+    if (!decision_stands(d, b, was, at))
+        d->decided = NIL;
     d->quiet_until = at < d->quiet_until ? at : d->quiet_until;
 }
 
@@ -527,16 +557,18 @@ static void refresh_picks(dram *d)
     }
 }
 
-/* One round-robin scan: issues the first allowed command of a class in `classes` and returns
- * 1, or returns 0 having lowered *bound to the first cycle any bank's wanted command (of any
- * class) may issue. That bound holds until a push or a return-queue pop: each bank's pick,
- * its command and the rules' last-issue times stay as they are until a command issues, and
- * a column command blocked by a full return queue stays blocked until a pop (retiring moves
- * a burst into the queue without changing the sum). So a scan that issues nothing also
- * tells how many cycles the next scans would find nothing. */
-static int try_issue(dram *d, unsigned classes, int64_t *bound)
+/* One round-robin scan for cycle `at`: the first bank whose wanted command, of a class in
+ * `classes`, the rules allow at `at`; or NIL, having lowered *bound to the first cycle any
+ * bank's wanted command (of any class) may issue, and set *first to the first bank in
+ * round-robin order that may issue then. That bound holds until a push or a return-queue
+ * pop: each bank's pick, its command and the rules' last-issue times stay as they are until
+ * a command issues, and a column command blocked by a full return queue stays blocked until
+ * a pop (retiring moves a burst into the queue without changing the sum). So a scan that
+ * finds nothing also tells how many cycles the next scans would find nothing, and which
+ * bank the first of them that finds one would choose. */
+static uint32_t scan(dram *d, int64_t at, unsigned classes, int64_t *bound, uint32_t *first)
 {
-    int64_t now = (int64_t)d->now, best = *bound, base[DRAM_NCMD];
+    int64_t best = *bound, base[DRAM_NCMD];
     scan_base(d, base);
     refresh_picks(d);
     /* the banks with queued requests from prio up, then below it: word pw from bit p, the
@@ -553,16 +585,57 @@ static int try_issue(dram *d, unsigned classes, int64_t *bound)
         for (; bits; bits &= bits - 1) {
             const dram_bank *k = bk + __builtin_ctzll(bits);
             int64_t t = max64(max64(k->own, d->rdy_grp[k->grp_cmd]), base[k->cmd]);
-            if (t <= now && (classes >> k->cmd & 1u)) {
-                uint32_t b = (uint32_t)(k - d->bk);
-                issue(d, k->cmd, b, k->pick);
-                return 1;
+            if (t <= at && (classes >> k->cmd & 1u))
+                return (uint32_t)(k - d->bk);
+            if (t < best) {
+                best = t;
+                *first = (uint32_t)(k - d->bk);
             }
-            best = t < best ? t : best;
         }
     }
     *bound = best;
-    return 0;
+    return NIL;
+}
+
+/* Issues the first allowed command of a class in `classes` and returns 1, or returns 0
+ * having lowered *bound (scan). */
+static int try_issue(dram *d, unsigned classes, int64_t *bound)
+{
+    uint32_t first = NIL, b = scan(d, (int64_t)d->now, classes, bound, &first);
+    if (b == NIL)
+        return 0;
+    issue(d, d->bk[b].cmd, b, d->bk[b].pick);
+    return 1;
+}
+
+static void quiet_to(dram *d, int64_t bound)
+{
+    d->quiet_until = bound == INT64_MAX ? UINT64_MAX
+                     : bound > (int64_t)d->now ? (uint64_t)bound : d->now;
+}
+
+/* Single bus: the decided bank issues (or a scan finds the one that may), then a scan of the
+ * state that leaves, for the next cycle, decides the next command and its cycle: each issue
+ * costs one scan, and the cycles up to the next one none. */
+static void single_bus_cycle(dram *d)
+{
+    uint32_t b = d->decided, first = NIL;
+    int64_t bound = INT64_MAX;
+    if (b == NIL && (b = scan(d, (int64_t)d->now, ROW_CMDS | COL_CMDS, &bound, &first)) == NIL) {
+        quiet_to(d, bound);
+        d->decided = bound == INT64_MAX ? NIL : first;
+        return;
+    }
+    issue(d, d->bk[b].cmd, b, d->bk[b].pick);
+    bound = INT64_MAX;
+    b = scan(d, (int64_t)d->now + 1, ROW_CMDS | COL_CMDS, &bound, &first);
+    if (b != NIL) {
+        d->quiet_until = d->now + 1;
+        d->decided = b;
+    } else {
+        quiet_to(d, bound);
+        d->decided = bound == INT64_MAX ? NIL : first;
+    }
 }
 
 static void retire(dram *d)
@@ -578,14 +651,17 @@ static void retire(dram *d)
 /* After a cycle that issued, the next is scanned again (its scan finds the new bound). */
 static void issue_cycle(dram *d)
 {
+    if (!d->dual_bus && !d->eager) {
+        single_bus_cycle(d);
+        return;
+    }
     int64_t bound = INT64_MAX;
     int issued = d->dual_bus ? try_issue(d, COL_CMDS, &bound) | try_issue(d, ROW_CMDS, &bound)
                              : try_issue(d, ROW_CMDS | COL_CMDS, &bound);
     if (issued)
         d->quiet_until = d->now + 1;
     else
-        d->quiet_until = bound == INT64_MAX ? UINT64_MAX
-                         : bound > (int64_t)d->now ? (uint64_t)bound : d->now;
+        quiet_to(d, bound);
 }
 
 void dram_cycle(dram *d)
