@@ -682,10 +682,23 @@ uint64_t dram_wake(const dram *d)
     return d->fl_n ? d->fl[d->fl_head].done - 1 : UINT64_MAX;
 }
 
+uint64_t dram_wait(const dram *d)
+{
+    uint64_t w = UINT64_MAX;
+    if (d->qn)
+        w = d->eager || d->quiet_until <= d->now ? 0 : d->quiet_until - d->now;
+    if (d->fl_n) { /* the call made with now = done - 1 retires the oldest burst */
+        uint64_t r = d->fl[d->fl_head].done - 1, k = r > d->now ? r - d->now : 0;
+        w = k < w ? k : w;
+    }
+    return w;
+}
+
 void dram_skip(dram *d, uint64_t n)
 {
     d->now += n;
     BUMP(d, cmd_cycles, n);
+    BUMP(d, queue_sum, (uint64_t)d->qn * n);
 }
 
 void dram_foreach(const dram *d, void (*fn)(void *ctx, const mem_req *r), void *ctx)

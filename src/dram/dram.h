@@ -99,8 +99,13 @@ extern const dram_sched_ops *const dram_sched_registry[];
 /* Fast-forward. dram_wake: the first value of the command clock (dram_now) at which
  * dram_cycle may change anything but its cycle counters, assuming nothing is pushed:
  * dram_now() itself when requests are queued or returned, UINT64_MAX when idle.
- * dram_skip: n idle calls of dram_cycle at once (only below the wake). */
+ * dram_wait: how many of the next dram_cycle calls would only count themselves (no command,
+ * no burst ending), assuming nothing is pushed or popped: 0 when the next one may act,
+ * UINT64_MAX when nothing is queued or in flight. It looks past queued requests, which
+ * dram_wake does not.
+ * dram_skip: n such calls at once (n at most dram_wait, or below the wake). */
 uint64_t dram_wake(const dram *d);
+uint64_t dram_wait(const dram *d);
 void dram_skip(dram *d, uint64_t n);
 
 #endif

@@ -599,11 +599,33 @@ static inline void dram_side_cycle(mem_part *p, uint64_t core_cycle)
     p->quiet = dram_side_idle(p);
 }
 
+/* How many of the next DRAM-side cycles would only count themselves: nothing to return, to
+ * arbitrate or to push, and the DRAM itself waiting on a command's time or a burst (0 when
+ * nothing is queued or in flight either: that cycle goes quiet). Nothing the L2 side does
+ * reaches here within a run of deferred cycles. */
+static uint64_t dram_side_wait(const mem_part *p, uint64_t core_cycle)
+{
+    if (p->have_ret || dram_ret_ready(p->d))
+        return 0;
+    int room = dram_can_accept(p->d);
+    if (room && tq_ready(&p->latq, core_cycle))
+        return 0;
+    if (room && !mem_q_full(&p->latq.q))
+        for (uint32_t i = 0; i < p->n_sub; i++)
+            if (!mem_q_empty(&p->s[i].to_dram) && has_credit(p, i) &&
+                !mem_q_full(&p->s[i].from_dram))
+                return 0;
+    uint64_t w = dram_wait(p->d);
+    return w == UINT64_MAX ? 0 : w;
+}
+
 void mem_part_dram_cycle(mem_part *p, uint64_t core_cycle)
 {
     p->now = core_cycle;
     if (p->quiet)
         p->lag++;
+    else if (dram_side_wait(p, core_cycle))
+        dram_skip(p->d, 1);
     else
         dram_side_cycle(p, core_cycle);
 }
@@ -612,8 +634,17 @@ uint64_t mem_part_dram_cycles(mem_part *p, uint64_t n, uint64_t core_cycle)
 {
     p->now = core_cycle;
     uint64_t k = 0;
-    for (; k < n && !p->quiet; k++)
-        dram_side_cycle(p, core_cycle);
+    while (k < n && !p->quiet) {
+        uint64_t w = dram_side_wait(p, core_cycle);
+        if (w) {
+            w = w < n - k ? w : n - k;
+            dram_skip(p->d, w);
+            k += w;
+        } else {
+            dram_side_cycle(p, core_cycle);
+            k++;
+        }
+    }
     return k;
 }
 
