@@ -166,18 +166,6 @@ typedef struct age_ln {
     uint32_t prev, next;
 } age_ln;
 
-/* What the access, fill and victim paths read of one line, on one aligned half of a host
- * cache line: a miss lands on a line last touched long ago, and its tag, state and age links
- * would otherwise be three host-cache misses. A scanned set's tags are kept a second time,
- * side by side (stag), for the scan. */
-typedef struct line_rec {
-    _Alignas(32) uint64_t tag; /* line number (lines in use) */
-    age_ln age; /* age order of the set's lines in use (stamp policies); linked before read */
-    line_st ls;
-} line_rec;
-#define LN_STRIDE (sizeof(line_rec) / sizeof(uint64_t)) /* tags' stride in the index */
-_Static_assert(sizeof(line_rec) == 32, "two line records per host cache line");
-
 struct cache {
     cache_cfg cfg;           /* effective (streaming MSHR sizes) */
     const cache_repl_ops *repl;
@@ -203,11 +191,11 @@ struct cache {
     uint64_t deferred;       /* prefills never written (for tests) */
     refusal refused;
     /* tag array, line i = set * assoc + way */
-    line_rec *ln;            /* NULL until the first access (tags_need) */
-    void *ln_raw;            /* ln's allocation */
-    uint64_t *stag;          /* scanned sets: the tags again, way by way; else NULL */
+    uint64_t *tag;           /* line number (lines in use) */
     uint64_t *last_use, *alloc_time; /* NULL when the policy reads neither */
+    line_st *ls;
     set_st *set;
+    age_ln *age;             /* age order of the set's lines in use (stamp policies) */
     uint64_t *busy;          /* per set, wps words: a bit per way in use */
     uint32_t wps;
     hidx tix;                /* line number -> line (wide sets only, see find_line) */
@@ -322,16 +310,14 @@ static void tags_alloc(cache *c)
     uint32_t sets = c->cfg.sets, assoc = c->cfg.assoc;
     c->nlines = sets * assoc;
     size_t n = c->nlines;
-    /* calloc'd: the flags must read empty, and untouched pages stay unmapped */
-    c->ln_raw = base_calloc(n + 2, sizeof *c->ln);
-    c->ln = (line_rec *)(((uintptr_t)c->ln_raw + BASE_LINE - 1) & ~(uintptr_t)(BASE_LINE - 1));
+    c->tag = base_malloc(n * sizeof *c->tag);
+    c->ls = base_calloc(n, sizeof *c->ls);
     c->set = base_malloc(sets * sizeof *c->set);
     for (uint32_t s = 0; s < sets; s++)
         c->set[s] = (set_st){NIL, NIL, 0, 0, 0};
     c->wps = (assoc + 63) / 64;
     c->busy = base_calloc((size_t)sets * c->wps, sizeof *c->busy);
     c->scan_sets = assoc <= CACHE_SCAN_ASSOC;
-    c->stag = c->scan_sets ? base_malloc(n * sizeof *c->stag) : NULL;
     c->tix.s = NULL;
     if (!c->scan_sets)
         hidx_init(&c->tix, c->nlines);
@@ -344,22 +330,23 @@ static void tags_alloc(cache *c)
     c->last_use = k != 1 ? base_malloc(n * sizeof *c->last_use) : NULL;
     c->alloc_time = k != 0 ? base_malloc(n * sizeof *c->alloc_time) : NULL;
     c->stamp = k == 0 ? c->last_use : k == 1 ? c->alloc_time : NULL;
+    /* only lines in use are linked, and each is linked before it is read */
+    c->age = c->stamp ? base_malloc(n * sizeof *c->age) : NULL;
 }
 
 static void tags_free(cache *c)
 {
-    free(c->ln_raw);
-    free(c->stag);
+    free(c->tag);
     free(c->last_use);
     free(c->alloc_time);
+    free(c->ls);
     free(c->set);
     free(c->busy);
+    free(c->age);
     free(c->tix.s);
     c->tix.s = NULL;
     free(c->cand);
-    c->ln = NULL;
-    c->ln_raw = NULL;
-    c->stag = NULL;
+    c->ls = NULL;
     c->stamp = NULL;
     c->nlines = 0;
 }
@@ -370,7 +357,7 @@ static void tags_free(cache *c)
  * empty: nlines 0 makes invalidate and flush no-ops, and probes miss. */
 static void tags_need(cache *c)
 {
-    if (!c->ln)
+    if (!c->ls)
         tags_alloc(c);
 }
 
@@ -544,7 +531,7 @@ typedef struct look {
  * tag array instead. Either way: the line in use that holds ln, or NIL. */
 static uint32_t scan_set(const cache *c, uint32_t set, uint64_t ln)
 {
-    const uint64_t *tag = &c->stag[(size_t)set * c->cfg.assoc];
+    const uint64_t *tag = &c->tag[(size_t)set * c->cfg.assoc];
     for (uint64_t bits = c->busy[set]; bits; bits &= bits - 1) { /* one word: assoc <= 64 */
         uint32_t w = (uint32_t)__builtin_ctzll(bits);
         if (tag[w] == ln)
@@ -558,7 +545,7 @@ static uint32_t scan_set(const cache *c, uint32_t set, uint64_t ln)
 static uint32_t find_line_set(const cache *c, uint64_t ln, uint32_t *set)
 {
     if (!c->scan_sets)
-        return hidx_get(&c->tix, &c->ln->tag, LN_STRIDE, ln);
+        return hidx_get(&c->tix, c->tag, 1, ln);
     *set = cache_set_of(c, ln << c->line_log2);
     return scan_set(c, *set, ln);
 }
@@ -590,18 +577,18 @@ static void age_link(cache *c, set_st *s, uint32_t i)
         at = NIL;
     else if (at != NIL)
         while (older(c, i, at))
-            at = c->ln[at].age.prev;
-    uint32_t nx = at == NIL ? s->head : c->ln[at].age.next;
-    c->ln[i].age = (age_ln){at, nx};
-    *(at == NIL ? &s->head : &c->ln[at].age.next) = i;
-    *(nx == NIL ? &s->tail : &c->ln[nx].age.prev) = i;
+            at = c->age[at].prev;
+    uint32_t nx = at == NIL ? s->head : c->age[at].next;
+    c->age[i] = (age_ln){at, nx};
+    *(at == NIL ? &s->head : &c->age[at].next) = i;
+    *(nx == NIL ? &s->tail : &c->age[nx].prev) = i;
 }
 
 static void age_unlink(cache *c, set_st *s, uint32_t i)
 {
-    uint32_t pv = c->ln[i].age.prev, nx = c->ln[i].age.next;
-    *(pv == NIL ? &s->head : &c->ln[pv].age.next) = nx;
-    *(nx == NIL ? &s->tail : &c->ln[nx].age.prev) = pv;
+    uint32_t pv = c->age[i].prev, nx = c->age[i].next;
+    *(pv == NIL ? &s->head : &c->age[pv].next) = nx;
+    *(nx == NIL ? &s->tail : &c->age[nx].prev) = pv;
 }
 
 /* Every last-use update of a line in use goes through here, to keep LRU's age order. */
@@ -632,8 +619,8 @@ static void line_drop(cache *c, set_st *s, uint32_t i)
 {
     uint32_t w = i - (uint32_t)(s - c->set) * c->cfg.assoc;
     if (!c->scan_sets)
-        hidx_del(&c->tix, &c->ln->tag, LN_STRIDE, c->ln[i].tag);
-    c->ln[i].ls.fill_dirty = 0;
+        hidx_del(&c->tix, c->tag, 1, c->tag[i]);
+    c->ls[i].fill_dirty = 0;
     c->busy[(size_t)(s - c->set) * c->wps + w / 64] &= ~(1ull << (w % 64));
     s->used--;
     if (c->stamp)
@@ -644,7 +631,7 @@ static void line_drop(cache *c, set_st *s, uint32_t i)
  * index hold. */
 static void line_set(cache *c, uint32_t i, uint8_t valid, uint8_t dirty, uint8_t resv)
 {
-    line_st *l = &c->ln[i].ls;
+    line_st *l = &c->ls[i];
     if (l->dirty && !dirty)
         c->dirty_lines--;
     else if (!l->dirty && dirty)
@@ -703,7 +690,7 @@ static uint32_t pick_by_policy(cache *c, uint32_t set, uint8_t pin)
     uint32_t assoc = c->cfg.assoc, base = set * assoc;
     memset(c->cand, 0, (size_t)c->wps * sizeof *c->cand);
     for (uint32_t w = 0; w < assoc; w++)
-        if (!(c->ln[base + w].ls.flags & pin))
+        if (!(c->ls[base + w].flags & pin))
             c->cand[w / 64] |= 1ull << (w % 64);
     return base + c->repl->victim(c->last_use + base, c->alloc_time + base, assoc, c->cand);
 }
@@ -723,8 +710,8 @@ static uint32_t pick_victim(cache *c, uint32_t set)
     if (!c->stamp)
         return pick_by_policy(c, set, pin);
     uint32_t i = s->head;
-    while (i != NIL && (c->ln[i].ls.flags & pin))
-        i = c->ln[i].age.next;
+    while (i != NIL && (c->ls[i].flags & pin))
+        i = c->age[i].next;
     return i;
 }
 
@@ -743,12 +730,12 @@ static void missq_use(cache *c)
  * (GPGPU-Sim: wb && policy != WRITE_THROUGH); wb_addr NULL drops them (prefill). */
 static void evict(cache *c, uint32_t i, uint64_t *wb_addr, uint8_t *wb_mask)
 {
-    if (!(c->ln[i].ls.flags & F_USED))
+    if (!(c->ls[i].flags & F_USED))
         return;
     c->st.v[CS(evictions)]++;
-    if (wb_addr && c->ln[i].ls.dirty && c->cfg.write != CACHE_WR_WT) {
-        *wb_addr = c->ln[i].tag << c->line_log2;
-        *wb_mask = c->ln[i].ls.dirty;
+    if (wb_addr && c->ls[i].dirty && c->cfg.write != CACHE_WR_WT) {
+        *wb_addr = c->tag[i] << c->line_log2;
+        *wb_mask = c->ls[i].dirty;
         c->st.v[CS(writebacks)]++;
         missq_use(c);
     }
@@ -760,16 +747,14 @@ static void install(cache *c, uint32_t i, uint64_t ln, uint64_t now)
 {
     uint32_t set = set_of_line(c, i), w = i - set * c->cfg.assoc;
     set_st *s = &c->set[set];
-    c->ln[i].tag = ln;
-    if (c->stag)
-        c->stag[i] = ln;
-    else
-        hidx_put(&c->tix, &c->ln->tag, LN_STRIDE, ln, i);
+    c->tag[i] = ln;
+    if (!c->scan_sets)
+        hidx_put(&c->tix, c->tag, 1, ln, i);
     if (c->alloc_time)
         c->alloc_time[i] = now;
     if (c->last_use)
         c->last_use[i] = now;
-    c->ln[i].ls = (line_st){0, 0, 0, 0, F_USED};
+    c->ls[i] = (line_st){0, 0, 0, 0, F_USED};
     c->busy[(size_t)set * c->wps + w / 64] |= 1ull << (w % 64);
     s->used++;
     if (c->stamp)
@@ -795,7 +780,7 @@ static int probe(cache *c, uint64_t addr, look *l, int need_victim)
     l->i = find_line_set(c, l->ln, &set);
     l->set = NIL;
     if (l->i != NIL) {
-        const line_st *x = &c->ln[l->i].ls;
+        const line_st *x = &c->ls[l->i];
         l->p = (x->resv & l->m) ? R_HIT_RES : (x->valid & l->m) ? R_HIT : R_SECTOR_MISS;
         return l->p;
     }
@@ -818,7 +803,7 @@ static void tag_access(cache *c, look *l, uint64_t now, cache_result *out)
         place(c, l, now, &out->wb_addr, &out->wb_mask);
         line_set(c, l->i, 0, 0, l->m);
     } else if (c->alloc == CACHE_AL_ON_MISS && l->p == R_SECTOR_MISS) {
-        const line_st *x = &c->ln[l->i].ls;
+        const line_st *x = &c->ls[l->i];
         touch(c, l->i, now);
         line_set(c, l->i, x->valid, x->dirty, x->resv | l->m);
     }
@@ -944,7 +929,7 @@ static int do_read(cache *c, const mem_req *r, uint64_t now, cache_result *out)
     look l;
     int p = probe(c, r->addr, &l, c->alloc == CACHE_AL_ON_MISS);
     if (p == R_HIT) {
-        const line_st *x = &c->ln[l.i].ls;
+        const line_st *x = &c->ls[l.i];
         touch(c, l.i, now);
         if (atom_dirty)
             line_set(c, l.i, x->valid, x->dirty | l.m, x->resv);
@@ -958,8 +943,8 @@ static int do_read(cache *c, const mem_req *r, uint64_t now, cache_result *out)
     int f = mshr_request(c, r, mshr_key(c, r->addr), &l, now, out);
     if (f)
         return fail(out, f);
-    if (atom_dirty && l.i != NIL && c->ln[l.i].tag == l.ln)
-        c->ln[l.i].ls.fill_dirty |= l.m;
+    if (atom_dirty && l.i != NIL && c->tag[l.i] == l.ln)
+        c->ls[l.i].fill_dirty |= l.m;
     return outcome(p, R_MISS);
 }
 
@@ -968,7 +953,7 @@ static int write_hit(cache *c, int pol, uint32_t i, uint8_t m, uint64_t now, cac
 {
     if (pol != CACHE_WR_WB && !missq_room(c, 1))
         return fail(out, CACHE_FAIL_MISSQ);
-    const line_st *x = &c->ln[i].ls;
+    const line_st *x = &c->ls[i];
     if (pol == CACHE_WR_WE) {
         send_write(c, out);
         line_set(c, i, x->valid & (uint8_t)~m, x->dirty & (uint8_t)~m, x->resv);
@@ -997,9 +982,9 @@ static int lazy_write(cache *c, uint64_t key, look *l, uint64_t now, cache_resul
     }
     if (l->p == R_HIT_RES) {
         touch(c, l->i, now);
-        c->ln[l->i].ls.fill_dirty |= l->m;
+        c->ls[l->i].fill_dirty |= l->m;
     } else if (l->p == R_SECTOR_MISS) {
-        const line_st *x = &c->ln[l->i].ls;
+        const line_st *x = &c->ls[l->i];
         touch(c, l->i, now);
         line_set(c, l->i, x->valid | l->m, x->dirty | l->m, x->resv);
     } else {
@@ -1033,8 +1018,8 @@ static int write_miss(cache *c, const mem_req *r, look *l, uint64_t now, cache_r
             return fail(out, CACHE_FAIL_MISSQ);
         if ((f = mshr_request(c, NULL, key, l, now, out)))
             return fail(out, f);
-        if (l->i != NIL && c->ln[l->i].tag == l->ln)
-            c->ln[l->i].ls.fill_dirty |= l->m;
+        if (l->i != NIL && c->tag[l->i] == l->ln)
+            c->ls[l->i].fill_dirty |= l->m;
         return R_MISS;
     default:
         return lazy_write(c, key, l, now, out);
@@ -1112,7 +1097,7 @@ void cache_access(cache *c, const mem_req *r, uint64_t now, cache_result *out)
  * at most, so that is the line find_line would return. */
 static uint32_t line_at(const cache *c, uint64_t ln, uint32_t hint)
 {
-    if (hint < c->nlines && (c->ln[hint].ls.flags & F_USED) && c->ln[hint].tag == ln)
+    if (hint < c->nlines && (c->ls[hint].flags & F_USED) && c->tag[hint] == ln)
         return hint;
     return find_line(c, ln);
 }
@@ -1133,7 +1118,7 @@ static void fill_line(cache *c, uint64_t ln, uint8_t got, uint32_t hint, uint64_
     } else if (c->alloc != CACHE_AL_ON_MISS) {
         touch(c, i, now);
     }
-    line_st *x = &c->ln[i].ls;
+    line_st *x = &c->ls[i];
     uint8_t fd = x->fill_dirty & got;
     x->fill_dirty &= (uint8_t)~got;
     line_set(c, i, x->valid | got, x->dirty | fd, x->resv & (uint8_t)~got);
@@ -1179,7 +1164,7 @@ void cache_prefetch_fill(const cache *c, uint64_t addr, uint32_t hint)
     prefetch_mshr_slot(c, addr);
     if (hint && hint - 1 < c->ent_next) {
         __builtin_prefetch(&c->ent[hint - 1]);
-    } else if (c->ln && !c->scan_sets) {
+    } else if (c->ls && !c->scan_sets) {
         __builtin_prefetch(&c->tix.s[hidx_home(&c->tix, hidx_hash(addr >> c->line_log2))]);
     }
 }
@@ -1187,7 +1172,7 @@ void cache_prefetch_fill(const cache *c, uint64_t addr, uint32_t hint)
 /* A scanned set would need its index worked out twice; its few tags are usually at hand. */
 void cache_prefetch_access(const cache *c, uint64_t addr)
 {
-    if (!c->ln)
+    if (!c->ls)
         return; /* the tag arrays are not there yet */
     prefetch_mshr_slot(c, addr);
     if (!c->scan_sets)
@@ -1254,7 +1239,7 @@ static void prefill_now(cache *c, uint64_t line_addr, uint64_t ln, uint8_t m, ui
         line_set(c, i, m, 0, 0);
         return;
     }
-    const line_st *x = &c->ln[i].ls;
+    const line_st *x = &c->ls[i];
     touch(c, i, now);
     line_set(c, i, x->valid | (m & (uint8_t)~x->resv), x->dirty, x->resv);
 }
@@ -1344,7 +1329,7 @@ uint64_t cache_prefill_deferred(const cache *c) { return c->deferred; }
 
 int cache_prefill_churns(cache *c, uint64_t now)
 {
-    if (!c->ln || c->pf_run)
+    if (!c->ls || c->pf_run)
         return 0;
     for (uint32_t set = 0; set < c->cfg.sets; set++)
         if (!churning(c, set, now))
@@ -1355,8 +1340,8 @@ int cache_prefill_churns(cache *c, uint64_t now)
 int cache_holds_lines(const cache *c, uint64_t lo_line_addr, uint64_t hi_line_addr)
 {
     uint64_t lo = lo_line_addr >> c->line_log2, hi = hi_line_addr >> c->line_log2;
-    for (uint32_t i = 0; c->ln && i < c->nlines; i++)
-        if ((c->ln[i].ls.flags & F_USED) && c->ln[i].tag >= lo && c->ln[i].tag < hi)
+    for (uint32_t i = 0; c->ls && i < c->nlines; i++)
+        if ((c->ls[i].flags & F_USED) && c->tag[i] >= lo && c->tag[i] < hi)
             return 1;
     return 0;
 }
@@ -1384,10 +1369,10 @@ void cache_invalidate(cache *c)
 {
     c->ver++;
     for (uint32_t i = 0; i < c->nlines; i++) {
-        if (!(c->ln[i].ls.flags & F_USED))
+        if (!(c->ls[i].flags & F_USED))
             continue;
-        c->ln[i].ls.fill_dirty = 0;
-        line_set(c, i, 0, 0, c->ln[i].ls.resv);
+        c->ls[i].fill_dirty = 0;
+        line_set(c, i, 0, 0, c->ls[i].resv);
     }
     c->flush_pos = 0;
 }
@@ -1397,13 +1382,13 @@ int cache_flush_next(cache *c, uint64_t *line_addr, uint8_t *mask)
     c->ver++;
     for (uint32_t k = 0; k < c->nlines; k++) {
         uint32_t i = (c->flush_pos + k) % c->nlines;
-        uint8_t d = c->ln[i].ls.dirty;
+        uint8_t d = c->ls[i].dirty;
         if (!d)
             continue;
-        line_set(c, i, c->ln[i].ls.valid, 0, c->ln[i].ls.resv);
+        line_set(c, i, c->ls[i].valid, 0, c->ls[i].resv);
         if (c->cfg.write == CACHE_WR_WT)
             continue; /* written through already */
-        *line_addr = c->ln[i].tag << c->line_log2;
+        *line_addr = c->tag[i] << c->line_log2;
         *mask = d;
         c->flush_pos = (i + 1) % c->nlines;
         return 1;
@@ -1413,11 +1398,11 @@ int cache_flush_next(cache *c, uint64_t *line_addr, uint8_t *mask)
 
 int cache_probe(const cache *c, uint64_t addr)
 {
-    if (!c->ln)
+    if (!c->ls)
         return 0;
     uint32_t i = find_line(c, addr >> c->line_log2);
     uint8_t m = req_mask(c, addr);
-    return i != NIL && (c->ln[i].ls.valid & m) == m;
+    return i != NIL && (c->ls[i].valid & m) == m;
 }
 
 void cache_mshr_foreach(const cache *c, void (*fn)(void *ctx, const mem_req *r), void *ctx)
