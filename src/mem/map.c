@@ -270,12 +270,9 @@ static void linear_init(mem_map *m)
         uint32_t bit[8];
         for (int b = 0; b < 8; b++)
             bit[b] = sub_partition_decoded(m, (uint64_t)1 << (8 * j + b));
-        for (uint32_t v = 0; v < 256; v++) {
-            uint32_t x = 0;
-            for (int b = 0; b < 8; b++)
-                x ^= v >> b & 1 ? bit[b] : 0;
-            m->lin[j][v] = x;
-        }
+        m->lin[j][0] = 0; /* each byte value: the one without its lowest set bit, and that bit */
+        for (uint32_t v = 1; v < 256; v++)
+            m->lin[j][v] = m->lin[j][v & (v - 1)] ^ bit[__builtin_ctz(v)];
     }
 }
 
