@@ -81,6 +81,34 @@ void *base_realloc_lines(void *p, size_t keep, size_t n)
     return q;
 }
 
+void base_put_u64_line(FILE *f, const char *const *part, size_t n, uint64_t v)
+{
+    char line[256];
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(part[i]);
+        if (len > sizeof line - 32 - at) { /* not seen: names are short */
+            for (size_t j = 0; j < n; j++)
+                fputs(part[j], f);
+            fprintf(f, " = %llu\n", (unsigned long long)v);
+            return;
+        }
+        memcpy(line + at, part[i], len);
+        at += len;
+    }
+    char digits[20];
+    size_t k = sizeof digits;
+    do {
+        digits[--k] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    memcpy(line + at, " = ", 3);
+    memcpy(line + at + 3, digits + k, sizeof digits - k);
+    at += 3 + sizeof digits - k;
+    line[at++] = '\n';
+    fwrite(line, 1, at, f);
+}
+
 char *base_strndup(const char *s, size_t n)
 {
     char *d = base_malloc(n + 1);

@@ -130,7 +130,10 @@ static void print_block(FILE *f, const sim_totals *seg, const sim_totals *cum, c
     headline h[40];
     size_t n = headlines(seg, cum, h);
     for (size_t i = 0; i < n; i++) {
-        if (h[i].is_int)
+        const char *part[] = {p, h[i].name};
+        if (h[i].is_int && h[i].v >= 0 && h[i].v < 0x1p63 && h[i].v == floor(h[i].v))
+            base_put_u64_line(f, part, 2, (uint64_t)h[i].v); /* as %.0f prints it */
+        else if (h[i].is_int)
             fprintf(f, "%s%s = %.0f\n", p, h[i].name, h[i].v);
         else if (isnan(h[i].v))
             fprintf(f, "%s%s = nan\n", p, h[i].name);

@@ -122,14 +122,14 @@ void stat_write_text(FILE *f, const stat_block *b, const char *prefix, int all)
     for (int i = 0; i < s->ndescs; i++) {
         const stat_desc *d = &s->descs[i];
         if (d->type == STAT_T_COUNTER) {
-            fprintf(f, "%s%s%s = %llu\n", prefix, dot, d->name,
-                    (unsigned long long)b->v[s->slot[i]]);
+            const char *part[] = {prefix, dot, d->name};
+            base_put_u64_line(f, part, 3, b->v[s->slot[i]]);
         } else if (d->type == STAT_T_DIST) {
             for (int k = 0; k < d->nbins; k++) {
                 uint64_t v = b->v[s->slot[i] + k];
+                const char *part[] = {prefix, dot, d->name, "[", d->bins[k], "]"};
                 if (v || all)
-                    fprintf(f, "%s%s%s[%s] = %llu\n", prefix, dot, d->name, d->bins[k],
-                            (unsigned long long)v);
+                    base_put_u64_line(f, part, 6, v);
             }
         } else {
             double r = stat_ratio(b, i);
