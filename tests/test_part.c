@@ -586,33 +586,41 @@ TEST(map_grain_blocks_map_as_one)
     CHECK(mem_map_sub_partition(&m, 0) != mem_map_sub_partition(&m, 0x80));
 }
 
+/* Every indexing with power-of-two and other channel counts: map i of MAP_VARIANTS (i / 4:
+ * the indexing, i % 4: the counts); -1 for one mem_map_init refuses (xor and pae refuse
+ * some counts). */
+#define MAP_VARIANTS 20
+static const int variant_idx[] = {IDX_CONSECUTIVE, IDX_XOR, IDX_IPOLY, IDX_PAE, IDX_RANDOM};
+static const uint32_t variant_chans[][2] = {{16, 2}, {8, 4}, {32, 1}, {12, 2}};
+
+static int map_variant(mem_map *m, int i)
+{
+    knobs k = default_knobs();
+    k.n_mem = variant_chans[i % 4][0];
+    k.n_sub_partitions = variant_chans[i % 4][1];
+    k.partition_indexing = variant_idx[i / 4];
+    base_err e = {0};
+    return mem_map_init(m, &k, &e);
+}
+
 /* The byte tables give the decode's answer for every indexing that uses them (power-of-two
  * counts, not random), and maps they cannot describe are decoded as before. */
 TEST(map_linear_tables_equal_the_decode)
 {
-    static const int idx[] = {IDX_CONSECUTIVE, IDX_XOR, IDX_IPOLY, IDX_PAE, IDX_RANDOM};
-    static const uint32_t chans[][2] = {{16, 2}, {8, 4}, {32, 1}, {12, 2}};
     int bad = 0, tabled = 0;
     uint64_t seed = 99;
-    for (size_t i = 0; i < sizeof idx / sizeof idx[0]; i++) {
-        for (size_t c = 0; c < sizeof chans / sizeof chans[0]; c++) {
-            knobs k = default_knobs();
-            k.n_mem = chans[c][0];
-            k.n_sub_partitions = chans[c][1];
-            k.partition_indexing = idx[i];
-            base_err e = {0};
-            mem_map m, slow;
-            if (mem_map_init(&m, &k, &e))
-                continue; /* xor and pae refuse some counts */
-            CHECK_EQ(m.linear, idx[i] != IDX_RANDOM && chans[c][0] != 12);
-            tabled += m.linear;
-            slow = m;
-            slow.linear = 0;
-            for (int n = 0; n < 3000; n++) {
-                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-                uint64_t a = seed >> (n & 31);
-                bad += mem_map_sub_partition(&m, a) != mem_map_sub_partition(&slow, a);
-            }
+    for (int i = 0; i < MAP_VARIANTS; i++) {
+        mem_map m, slow;
+        if (map_variant(&m, i))
+            continue;
+        CHECK_EQ(m.linear, variant_idx[i / 4] != IDX_RANDOM && variant_chans[i % 4][0] != 12);
+        tabled += m.linear;
+        slow = m;
+        slow.linear = 0;
+        for (int n = 0; n < 3000; n++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            uint64_t a = seed >> (n & 31);
+            bad += mem_map_sub_partition(&m, a) != mem_map_sub_partition(&slow, a);
         }
     }
     CHECK_EQ(bad, 0);
@@ -623,42 +631,33 @@ TEST(map_linear_tables_equal_the_decode)
  * 2^grain bytes gives, for ranges that start and end anywhere (128-aligned), short or long. */
 TEST(map_count_blocks_equals_the_walk)
 {
-    static const int idx[] = {IDX_CONSECUTIVE, IDX_XOR, IDX_IPOLY, IDX_PAE, IDX_RANDOM};
-    static const uint32_t chans[][2] = {{16, 2}, {8, 4}, {32, 1}, {12, 2}};
     int bad = 0, linear = 0;
     uint64_t seed = 7;
-    for (size_t i = 0; i < sizeof idx / sizeof idx[0]; i++) {
-        for (size_t c = 0; c < sizeof chans / sizeof chans[0]; c++) {
-            knobs k = default_knobs();
-            k.n_mem = chans[c][0];
-            k.n_sub_partitions = chans[c][1];
-            k.partition_indexing = idx[i];
-            base_err e = {0};
-            mem_map m;
-            if (mem_map_init(&m, &k, &e))
-                continue;
-            linear += m.linear;
-            uint32_t ns = m.n_mem * m.n_sub;
-            uint64_t *fast = calloc(ns, sizeof *fast), *walk = calloc(ns, sizeof *walk);
-            for (int n = 0; n < 30; n++) {
-                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-                uint64_t lo = (seed >> 16) & ~127ull;
-                uint64_t len = ((seed >> 5) % (n < 20 ? 4096u : 1u << 19)) * 128;
-                memset(fast, 0, ns * sizeof *fast);
-                memset(walk, 0, ns * sizeof *walk);
-                mem_map_count_blocks(&m, lo, lo + len, fast);
-                uint64_t total = 0;
-                for (uint64_t a = lo; a < lo + len; a += 128)
-                    walk[mem_map_sub_partition(&m, a)]++;
-                for (uint32_t s = 0; s < ns; s++) {
-                    bad += fast[s] != walk[s];
-                    total += fast[s];
-                }
-                bad += total != len / 128;
+    for (int i = 0; i < MAP_VARIANTS; i++) {
+        mem_map m;
+        if (map_variant(&m, i))
+            continue;
+        linear += m.linear;
+        uint32_t ns = m.n_mem * m.n_sub;
+        uint64_t *fast = calloc(ns, sizeof *fast), *walk = calloc(ns, sizeof *walk);
+        for (int n = 0; n < 30; n++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            uint64_t lo = (seed >> 16) & ~127ull;
+            uint64_t len = ((seed >> 5) % (n < 20 ? 4096u : 1u << 19)) * 128;
+            memset(fast, 0, ns * sizeof *fast);
+            memset(walk, 0, ns * sizeof *walk);
+            mem_map_count_blocks(&m, lo, lo + len, fast);
+            uint64_t total = 0;
+            for (uint64_t a = lo; a < lo + len; a += 128)
+                walk[mem_map_sub_partition(&m, a)]++;
+            for (uint32_t s = 0; s < ns; s++) {
+                bad += fast[s] != walk[s];
+                total += fast[s];
             }
-            free(fast);
-            free(walk);
+            bad += total != len / 128;
         }
+        free(fast);
+        free(walk);
     }
     CHECK_EQ(bad, 0);
     CHECK(linear >= 8);
