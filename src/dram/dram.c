@@ -648,7 +648,8 @@ static void retire(dram *d)
     }
 }
 
-/* After a cycle that issued, the next is scanned again (its scan finds the new bound). */
+/* Two command buses (or the eager test mode): after a cycle that issued, the next is scanned
+ * again (its scan finds the new bound). */
 static void issue_cycle(dram *d)
 {
     if (!d->dual_bus && !d->eager) {
