@@ -57,6 +57,7 @@ const stat_set *mem_part_stats_set(void)
 }
 
 #define MISSQ_SLACK 12u /* an access adds at most 3 units of at most 4 sectors */
+#define NIL UINT32_MAX          /* no sub-partition */
 
 /* A mem_q whose entries carry the core cycle they become ready. */
 typedef struct tq {
@@ -556,24 +557,39 @@ static void count_sent(mem_part *p, const mem_req *r)
     stat_inc(&p->st, slot, 1);
 }
 
-/* One L2->DRAM head into the latency queue, round-robin from the last sub-partition served. */
-static void arbitrate(mem_part *p, uint64_t now)
+/* The sub-partition whose L2->DRAM head the arbiter moves next, round-robin from the last one
+ * served, or NIL when none may move. */
+static inline uint32_t arbiter_pick(const mem_part *p)
 {
     if (!dram_can_accept(p->d) || mem_q_full(&p->latq.q))
-        return; /* whichever head comes first would wait */
+        return NIL; /* whichever head comes first would wait */
     uint32_t i = p->last_borrower;
     for (uint32_t k = 0; k < p->n_sub; k++) {
         i = i + 1 < p->n_sub ? i + 1 : 0; /* last_borrower + 1 + k, wrapped without a division */
-        sub *u = &p->s[i];
-        if (mem_q_empty(&u->to_dram) || !has_credit(p, i) || mem_q_full(&u->from_dram))
-            continue;
-        mem_req r = mem_q_pop(&u->to_dram);
-        r.loc = MEM_AT_DRAM_LATQ;
-        tq_push(&p->latq, &r, now + p->dram_lat);
-        borrow_credit(p, i);
-        count_sent(p, &r);
-        return;
+        const sub *u = &p->s[i];
+        if (!mem_q_empty(&u->to_dram) && has_credit(p, i) && !mem_q_full(&u->from_dram))
+            return i;
     }
+    return NIL;
+}
+
+/* One L2->DRAM head into the latency queue. */
+static void arbitrate(mem_part *p, uint64_t now)
+{
+    uint32_t i = arbiter_pick(p);
+    if (i == NIL)
+        return;
+    mem_req r = mem_q_pop(&p->s[i].to_dram);
+    r.loc = MEM_AT_DRAM_LATQ;
+    tq_push(&p->latq, &r, now + p->dram_lat);
+    borrow_credit(p, i);
+    count_sent(p, &r);
+}
+
+/* The latency queue's head has waited out its latency and the DRAM can take it. */
+static inline int latq_can_push(const mem_part *p, uint64_t now)
+{
+    return tq_ready(&p->latq, now) && dram_can_accept(p->d);
 }
 
 /* Nothing below the L2 and nothing on its way there: the DRAM cycle only counts itself. */
@@ -592,7 +608,7 @@ static inline void dram_side_cycle(mem_part *p, uint64_t core_cycle)
     dram_return(p);
     dram_cycle(p->d);
     arbitrate(p, core_cycle);
-    if (tq_ready(&p->latq, core_cycle) && dram_can_accept(p->d)) {
+    if (latq_can_push(p, core_cycle)) {
         mem_req r = mem_q_pop(&p->latq.q);
         dram_push(p->d, &r);
     }
@@ -607,14 +623,8 @@ static uint64_t dram_side_wait(const mem_part *p, uint64_t core_cycle)
 {
     if (p->have_ret || dram_ret_ready(p->d))
         return 0;
-    int room = dram_can_accept(p->d);
-    if (room && tq_ready(&p->latq, core_cycle))
-        return 0;
-    if (room && !mem_q_full(&p->latq.q))
-        for (uint32_t i = 0; i < p->n_sub; i++)
-            if (!mem_q_empty(&p->s[i].to_dram) && has_credit(p, i) &&
-                !mem_q_full(&p->s[i].from_dram))
-                return 0;
+    if (dram_can_accept(p->d) && (tq_ready(&p->latq, core_cycle) || arbiter_pick(p) != NIL))
+        return 0; /* a push or an arbitration (latq_can_push, arbitrate) */
     uint64_t w = dram_wait(p->d);
     return w == UINT64_MAX ? 0 : w;
 }
