@@ -14,8 +14,9 @@
  * at most, and its retry with nothing changed in between none (see refusal).
  *
  * MSHR entries are keyed by sector (sectored caches) or line (GPGPU-Sim m_atom_sz) and found
- * through an open-addressing table; waiting requests live in a preallocated pool as lists
- * with a sequence number, so a fill can hand them back oldest first. */
+ * through an open-addressing table; waiting requests form a list per entry, the first beside
+ * the entry and the rest in a pool, with a sequence number, so a fill can hand them back
+ * oldest first. */
 #include "cache_int.h"
 
 #include "../trace/trace.h"
@@ -25,8 +26,8 @@
 #include <string.h>
 
 #define NIL UINT32_MAX
-/* Waiter pool bound: mshr_entries x mshr_merge, but at most this many (streaming L1s have
- * tens of thousands of entries x 64 merges; an exhausted pool is an MSHR/merge fail). */
+/* Bound on the waiters held: mshr_entries x mshr_merge, but at most this many (streaming L1s
+ * have tens of thousands of entries x 64 merges; reaching it is an MSHR/merge fail). */
 #define POOL_CAP (1u << 15)
 #define STREAM_MERGE 64u /* GPGPU-Sim MAX_WARP_PER_SM for streaming caches */
 
@@ -206,10 +207,11 @@ struct cache {
     uint32_t *ent_free, nent_free; /* freed entries (a stack), and all free entries */
     uint32_t nent_stack, ent_next, ent_alloc;
     hidx mix;                /* key -> entry */
-    waiter *w;
+    waiter *ent_w;           /* per entry, its first waiter (W_FIRST) */
+    waiter *w;               /* the pool: every later waiter */
     uint64_t seq;
     uint32_t wfree, wbump, wcap;    /* freed pool slots (a list), never-used ones, bound */
-    uint32_t walloc;
+    uint32_t walloc, wused;  /* pool slots allocated; waiters held, first ones included */
     stat_block st;
 };
 
@@ -377,6 +379,7 @@ static void mshr_alloc(cache *c)
     c->wfree = NIL;
     c->wbump = 0;
     c->walloc = 0;
+    c->wused = 0;
 }
 
 static uint32_t grown(uint32_t have, uint32_t bound)
@@ -393,10 +396,23 @@ static uint32_t mshr_take(cache *c)
         uint32_t n = grown(c->ent_alloc, c->cfg.mshr_entries);
         c->ent = base_realloc_lines(c->ent, (size_t)c->ent_alloc * sizeof *c->ent,
                                     (size_t)n * sizeof *c->ent);
+        c->ent_w = base_realloc_lines(c->ent_w, (size_t)c->ent_alloc * sizeof *c->ent_w,
+                                      (size_t)n * sizeof *c->ent_w);
         c->ent_free = base_realloc(c->ent_free, (size_t)n * sizeof *c->ent_free);
         c->ent_alloc = n;
     }
     return c->ent_next++;
+}
+
+/* A waiter's index: a pool slot, or W_FIRST | e for entry e's first waiter (entries are
+ * fewer than 2^31; NIL is tested before). Beside its entry, the first waiter is reached by
+ * the fill's prefetch from the entry hint; a pool slot is only known once the entry is read,
+ * and waited for there: gather spent about 8% of its time on that load. */
+#define W_FIRST 0x80000000u
+
+static waiter *wat(const cache *c, uint32_t w)
+{
+    return w & W_FIRST ? &c->ent_w[w & ~W_FIRST] : &c->w[w];
 }
 
 static uint32_t pool_take(cache *c)
@@ -450,6 +466,7 @@ void cache_free(cache *c)
         return;
     tags_free(c);
     free(c->ent);
+    free(c->ent_w);
     free(c->ent_free);
     free(c->mix.s);
     free(c->w);
@@ -833,22 +850,25 @@ static uint32_t mshr_open(cache *c, uint64_t key, uint8_t pending, uint32_t line
     return e;
 }
 
-/* r NULL: a write-allocate fetch, counted against the merge limit but handed back to no one. */
+/* r NULL: a write-allocate fetch, counted against the merge limit but handed back to no one.
+ * An entry's first waiter sits beside it (W_FIRST), later ones in the pool. */
 static void mshr_add(cache *c, uint32_t e, const mem_req *r)
 {
     mshr_ent *x = &c->ent[e];
     x->nreq++;
     if (!r)
         return;
-    uint32_t w = pool_take(c);
-    c->w[w].r = *r;
-    c->w[w].seq = c->seq++;
-    c->w[w].next = NIL;
+    uint32_t w = x->head == NIL ? W_FIRST | e : pool_take(c);
+    waiter *p = wat(c, w);
+    p->r = *r;
+    p->seq = c->seq++;
+    p->next = NIL;
     if (x->tail == NIL)
         x->head = w;
     else
-        c->w[x->tail].next = w;
+        wat(c, x->tail)->next = w;
     x->tail = w;
+    c->wused++;
 }
 
 static void mshr_close(cache *c, uint32_t e)
@@ -874,7 +894,7 @@ static int mshr_request(cache *c, const mem_req *r, uint64_t key, look *l, uint6
                         cache_result *out)
 {
     uint32_t e = mshr_find(c, key);
-    int pool_ok = !r || c->wfree != NIL || c->wbump < c->wcap;
+    int pool_ok = !r || c->wused < c->wcap;
     if (e != NIL) {
         if (c->ent[e].nreq >= c->cfg.mshr_merge || !pool_ok)
             return CACHE_FAIL_MERGE;
@@ -1134,7 +1154,7 @@ static size_t drain(cache *c, const uint32_t *done, unsigned n, mem_req *out, si
     for (;;) {
         int best = -1;
         for (unsigned j = 0; j < n; j++)
-            if (head[j] != NIL && (best < 0 || c->w[head[j]].seq < c->w[head[best]].seq))
+            if (head[j] != NIL && (best < 0 || wat(c, head[j])->seq < wat(c, head[best])->seq))
                 best = (int)j;
         if (best < 0)
             break;
@@ -1142,28 +1162,28 @@ static size_t drain(cache *c, const uint32_t *done, unsigned n, mem_req *out, si
         if (k >= max)
             base_panic("cache %s: cache_fill got room for %zu waiting requests, more are "
                        "waiting", c->cfg.name, max);
-        out[k++] = c->w[w].r;
-        head[best] = c->w[w].next;
-        c->w[w].next = c->wfree;
-        c->wfree = w;
+        const waiter *p = wat(c, w);
+        out[k++] = p->r;
+        head[best] = p->next;
+        c->wused--;
+        if (!(w & W_FIRST)) {
+            c->w[w].next = c->wfree;
+            c->wfree = w;
+        }
     }
     for (unsigned j = 0; j < n; j++)
         mshr_close(c, done[j]);
     return k;
 }
 
-/* Where both prefetches start: the MSHR index slot of the sector's (or line's) key. */
-static void prefetch_mshr_slot(const cache *c, uint64_t addr)
-{
-    __builtin_prefetch(&c->mix.s[hidx_home(&c->mix, hidx_hash(mshr_key(c, addr)))]);
-}
-
-/* The fill reads the hinted entry first, and its closing deletes the key from the index. */
+/* The fill reads the hinted entry and its first waiter first. The MSHR index slot is left
+ * out, here and for an access: gather ran no faster with it. (It used to sit in a void
+ * function of its own, and gcc drops calls to a function whose only effect is a prefetch.) */
 void cache_prefetch_fill(const cache *c, uint64_t addr, uint32_t hint)
 {
-    prefetch_mshr_slot(c, addr);
     if (hint && hint - 1 < c->ent_next) {
         __builtin_prefetch(&c->ent[hint - 1]);
+        __builtin_prefetch(&c->ent_w[hint - 1]);
     } else if (c->ls && !c->scan_sets) {
         __builtin_prefetch(&c->tix.s[hidx_home(&c->tix, hidx_hash(addr >> c->line_log2))]);
     }
@@ -1172,10 +1192,7 @@ void cache_prefetch_fill(const cache *c, uint64_t addr, uint32_t hint)
 /* A scanned set would need its index worked out twice; its few tags are usually at hand. */
 void cache_prefetch_access(const cache *c, uint64_t addr)
 {
-    if (!c->ls)
-        return; /* the tag arrays are not there yet */
-    prefetch_mshr_slot(c, addr);
-    if (!c->scan_sets)
+    if (c->ls && !c->scan_sets) /* no tag arrays yet: nothing to fetch */
         __builtin_prefetch(&c->tix.s[hidx_home(&c->tix, hidx_hash(addr >> c->line_log2))]);
 }
 
@@ -1220,9 +1237,17 @@ size_t cache_fill(cache *c, uint64_t line_addr, uint8_t mask, uint32_t hint, uin
     }
     if (!n)
         return 0;
-    fill_line(c, ln, got, c->ent[done[0]].line, now, wb_addr, wb_mask);
+    /* the line's state is fetched while the waiters are handed back (neither reads the
+     * other's data), rather than after */
+    uint32_t line = c->ent[done[0]].line;
+    if (line < c->nlines) {
+        __builtin_prefetch(&c->ls[line]);
+        __builtin_prefetch(&c->tag[line]);
+    }
+    size_t k = drain(c, done, n, out, max);
+    fill_line(c, ln, got, line, now, wb_addr, wb_mask);
     c->st.v[CS(fills)] += (uint64_t)base_popcount32(got);
-    return drain(c, done, n, out, max);
+    return k;
 }
 
 /* GPGPU-Sim force_tag_access: an on-fill style allocation whose victim is dropped. Line
@@ -1409,6 +1434,6 @@ void cache_mshr_foreach(const cache *c, void (*fn)(void *ctx, const mem_req *r),
 {
     for (uint32_t e = 0; e < c->ent_next; e++)
         if (c->ent[e].used)
-            for (uint32_t w = c->ent[e].head; w != NIL; w = c->w[w].next)
-                fn(ctx, &c->w[w].r);
+            for (uint32_t w = c->ent[e].head; w != NIL; w = wat(c, w)->next)
+                fn(ctx, &wat(c, w)->r);
 }

@@ -136,9 +136,8 @@ size_t cache_fill(cache *c, uint64_t line_addr, uint8_t mask, uint32_t hint, uin
 /* No effect on the cache: the sector at addr will soon be filled with this hint, so what the
  * fill reads first is fetched into the host cache meanwhile. */
 void cache_prefetch_fill(const cache *c, uint64_t addr, uint32_t hint);
-/* No effect on the cache: an access to addr comes soon, so where its lookups start (the MSHR
- * index slot, and the line's tag index slot where lines are indexed) is fetched into the host
- * cache meanwhile. */
+/* No effect on the cache: an access to addr comes soon, so where its line lookup starts (the
+ * tag index slot, where lines are indexed) is fetched into the host cache meanwhile. */
 void cache_prefetch_access(const cache *c, uint64_t addr);
 
 /* Marks `mask` sectors of a line valid without any request (memcpy L2 prefill). */
