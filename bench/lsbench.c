@@ -235,7 +235,8 @@ static void usage(FILE *f)
         "prints a markdown table and writes JSON. Exit status 1 when a run fails or the\n"
         "statistics differ between runs, 2 on a usage error.\n"
         "\n"
-        "  --repeats N       runs per workload and thread count; medians reported (default 5)\n"
+        "  --repeats N       runs per workload and thread count, in rounds over all of them;\n"
+        "                    medians reported (default 5)\n"
         "  --threads LIST    thread counts, e.g. 1,2,4 (default: 1, 2, 4, ... up to the\n"
         "                    online cores, plus the core count itself)\n"
         "  --json FILE       JSON output (default bench/results.json)\n"
@@ -841,17 +842,11 @@ static void summarise(struct row *r)
             r->rss_kb = r->s[i].rss_kb;
 }
 
-static void measure(struct bench *b, int w, int threads, struct row *r)
+static void row_init(struct bench *b, int w, int threads, struct row *r)
 {
     *r = (struct row){.w = w, .threads = threads, .speedup = NAN, .x_accel = NAN, .x_accel_user = NAN,
                       .rss_ratio = NAN};
     r->s = xmalloc((size_t)b->o.repeats * sizeof *r->s);
-    for (int rep = 0; rep < b->o.repeats && !r->failed; rep++)
-        r->failed = one_run(b, &b->wl[w], r, rep) != 0;
-    if (r->failed)
-        b->errors++;
-    else
-        summarise(r);
 }
 
 static const struct row *one_thread_row(const struct bench *b, int w)
@@ -889,7 +884,22 @@ static void measure_all(struct bench *b)
     b->rows = xmalloc((size_t)b->n_wl * (size_t)b->o.n_threads * sizeof *b->rows);
     for (int w = 0; w < b->n_wl; w++)
         for (int t = 0; t < b->o.n_threads; t++)
-            measure(b, w, b->o.threads[t], &b->rows[b->n_rows++]);
+            row_init(b, w, b->o.threads[t], &b->rows[b->n_rows++]);
+    /* Each round runs every row once. A shared host's speed drifts by tens of percent over
+     * minutes; with a row's repeats back to back, whichever row ran in a slow spell looked
+     * slow (a trace and its native copy once differed by 40% that way). */
+    for (int rep = 0; rep < b->o.repeats; rep++)
+        for (int i = 0; i < b->n_rows; i++) {
+            struct row *r = &b->rows[i];
+            if (!r->failed)
+                r->failed = one_run(b, &b->wl[r->w], r, rep) != 0;
+        }
+    for (int i = 0; i < b->n_rows; i++) {
+        if (b->rows[i].failed)
+            b->errors++;
+        else
+            summarise(&b->rows[i]);
+    }
     for (int i = 0; i < b->n_rows; i++)
         derive(b, &b->rows[i]);
 }
