@@ -621,14 +621,13 @@ static void single_bus_cycle(dram *d)
 {
     uint32_t b = d->decided, first = NIL;
     int64_t bound = INT64_MAX;
-    if (b == NIL && (b = scan(d, (int64_t)d->now, ROW_CMDS | COL_CMDS, &bound, &first)) == NIL) {
-        quiet_to(d, bound);
-        d->decided = bound == INT64_MAX ? NIL : first;
-        return;
+    if (b == NIL)
+        b = scan(d, (int64_t)d->now, ROW_CMDS | COL_CMDS, &bound, &first);
+    if (b != NIL) {
+        issue(d, d->bk[b].cmd, b, d->bk[b].pick);
+        bound = INT64_MAX;
+        b = scan(d, (int64_t)d->now + 1, ROW_CMDS | COL_CMDS, &bound, &first);
     }
-    issue(d, d->bk[b].cmd, b, d->bk[b].pick);
-    bound = INT64_MAX;
-    b = scan(d, (int64_t)d->now + 1, ROW_CMDS | COL_CMDS, &bound, &first);
     if (b != NIL) {
         d->quiet_until = d->now + 1;
         d->decided = b;
