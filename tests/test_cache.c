@@ -1185,9 +1185,9 @@ typedef struct hint_fetch {
     uint32_t hint;
 } hint_fetch;
 
-static void hint_twins(cache_cfg cf)
+static void twins(cache_cfg ca, cache_cfg cb, int wrong_hints)
 {
-    cache *a = cache_new(&cf), *b = cache_new(&cf);
+    cache *a = cache_new(&ca), *b = cache_new(&cb);
     hint_fetch q[256];
     unsigned n = 0;
     uint64_t x = 88172645463325252ull;
@@ -1203,8 +1203,8 @@ static void hint_twins(cache_cfg cf)
             uint64_t wa_a, wa_b;
             uint8_t wm_a, wm_b;
             size_t na = cache_fill(a, f.line, f.mask, f.hint, now, out_a, 64, &wa_a, &wm_a);
-            size_t nb = cache_fill(b, f.line, f.mask, wrong[(x >> 40) & 3], now, out_b, 64,
-                                   &wa_b, &wm_b);
+            uint32_t hb = wrong_hints ? wrong[(x >> 40) & 3] : f.hint;
+            size_t nb = cache_fill(b, f.line, f.mask, hb, now, out_b, 64, &wa_b, &wm_b);
             CHECK_EQ(na, nb);
             for (size_t i = 0; i < na && i < nb; i++)
                 CHECK_EQ(out_a[i].slot, out_b[i].slot);
@@ -1221,7 +1221,7 @@ static void hint_twins(cache_cfg cf)
         CHECK_EQ(ra.fetch_mask, rb.fetch_mask);
         CHECK_EQ(ra.hint, rb.hint);
         if (ra.fetch_mask && n < 256)
-            q[n++] = (hint_fetch){r.addr & ~(uint64_t)(cf.line - 1), ra.fetch_mask, ra.hint};
+            q[n++] = (hint_fetch){r.addr & ~(uint64_t)(ca.line - 1), ra.fetch_mask, ra.hint};
     }
     const stat_block *sa = cache_stats(a), *sb = cache_stats(b);
     for (int i = 0; i < sa->set->nslots; i++)
@@ -1230,6 +1230,8 @@ static void hint_twins(cache_cfg cf)
     cache_free(a);
     cache_free(b);
 }
+
+static void hint_twins(cache_cfg cf) { twins(cf, cf, 1); }
 
 TEST(cache_fill_hints_change_nothing)
 {
@@ -1246,6 +1248,25 @@ TEST(cache_fill_hints_change_nothing)
     cf.write = CACHE_WR_WT;
     cf.walloc = CACHE_WA_NONE;
     hint_twins(cf);
+}
+
+/* An allocate-on-miss cache's lines name their MSHR entries, unless there are too many
+ * entries for a name, when the entries are indexed as other caches' are: twins just either
+ * side of that bound (both far more entries than a run uses) agree on everything. */
+TEST(cache_mshr_named_by_line_or_indexed_alike)
+{
+    cache_cfg cf = cfg_base();
+    cf.sets = 4;
+    cf.assoc = 4;
+    cf.mshr_merge = 3; /* merge refusals happen */
+    for (int k = 0; k < 3; k++) {
+        cf.kind = k == 2 ? CACHE_NORMAL : CACHE_SECTOR;
+        cf.walloc = k == 1 ? CACHE_WA_FETCH : CACHE_WA_LAZY_FETCH;
+        cache_cfg by_line = cf, indexed = cf;
+        by_line.mshr_entries = UINT16_MAX - 1;
+        indexed.mshr_entries = UINT16_MAX;
+        twins(by_line, indexed, 0);
+    }
 }
 
 /* The tag arrays come with the first call that needs them: before it the cache is empty to

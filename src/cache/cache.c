@@ -140,10 +140,13 @@ typedef struct waiter {
 /* Per line, together: one access reads or changes most of it. A line in use (F_USED: some
  * sector valid or reserved) has its tag indexed and sits in its set's age order. */
 typedef struct line_st {
+    /* per sector (a line cache: [0]), its MSHR entry + 1, or 0 (line_mshr caches only) */
+    _Alignas(16) uint16_t ment[4];
     uint8_t valid, dirty, resv; /* sector masks: dirty within valid; resv: fill outstanding */
     uint8_t fill_dirty;         /* reserved sectors that become dirty when filled */
     uint8_t flags;              /* F_*: what victim selection reads */
 } line_st;
+_Static_assert(sizeof(line_st) == 16, "four lines' state per host cache line");
 
 /* Per set: counts that say at once whether a victim exists (reservation fails are retried
  * every cycle, so they must not scan), and for LRU/FIFO the lines in use by age. */
@@ -173,6 +176,11 @@ struct cache {
     const uint64_t *stamp;   /* last_use or alloc_time for LRU/FIFO; NULL: repl->victim */
     int alloc;               /* CACHE_AL_ON_MISS or CACHE_AL_ON_FILL (streaming) */
     int sectored;
+    /* Allocate on miss: each MSHR entry belongs to the line its miss reserved, which stays
+     * put until the entry closes (reserved lines are never evicted; invalidation keeps
+     * them), so the line names its entries (line_st.ment) and the index mix is not kept.
+     * It spares a random index slot on open, on every lookup and on close. */
+    int line_mshr;
     uint8_t full;            /* sector mask of a whole line */
     unsigned line_log2, set_log2;
     int assoc_log2;          /* -1: ways not a power of two */
@@ -430,6 +438,13 @@ static uint32_t pool_take(cache *c)
     return c->wbump++;
 }
 
+/* Whether lines may name their MSHR entries (line_mshr): only an allocate-on-miss cache's
+ * entries each have a line, and a name must fit line_st.ment. */
+static int line_mshr_ok(const cache *c)
+{
+    return c->alloc == CACHE_AL_ON_MISS && c->cfg.mshr_entries < UINT16_MAX;
+}
+
 cache *cache_new(const cache_cfg *cfg)
 {
     base_err e = {0};
@@ -456,6 +471,7 @@ cache *cache_new(const cache_cfg *cfg)
     if (cfg->index == CACHE_IDX_IPOLY)
         cache_ipoly_table(cfg->sets, c->ipoly);
     mshr_alloc(c);
+    c->line_mshr = line_mshr_ok(c);
     stat_block_init(&c->st, &cs_set);
     return c;
 }
@@ -496,6 +512,7 @@ void cache_reshape(cache *c, uint32_t assoc, int alloc)
     tags_free(c); /* the next access allocates them in the new shape */
     c->cfg = t; /* MSHR sizes stay as built (GPGPU-Sim sizes streaming MSHRs once) */
     c->alloc = alloc == CACHE_AL_STREAMING ? CACHE_AL_ON_FILL : alloc;
+    c->line_mshr = line_mshr_ok(c); /* no entry is outstanding, in either form */
 }
 
 void cache_set_index_addr(cache *c, uint64_t (*fn)(const void *ctx, uint64_t addr),
@@ -771,7 +788,7 @@ static void install(cache *c, uint32_t i, uint64_t ln, uint64_t now)
         c->alloc_time[i] = now;
     if (c->last_use)
         c->last_use[i] = now;
-    c->ls[i] = (line_st){0, 0, 0, 0, F_USED};
+    c->ls[i] = (line_st){.flags = F_USED}; /* the victim held no entry: it was not reserved */
     c->busy[(size_t)set * c->wps + w / 64] |= 1ull << (w % 64);
     s->used++;
     if (c->stamp)
@@ -836,9 +853,19 @@ static uint64_t mshr_key(const cache *c, uint64_t addr)
 /* The entries' keys as the index reads them (none before the first entry). */
 static const uint64_t *ent_keys(const cache *c) { return c->ent ? &c->ent->key : NULL; }
 
-static uint32_t mshr_find(const cache *c, uint64_t key)
+/* Where key's entry is named in its line's state (line_mshr). */
+static uint16_t *ment_of(const cache *c, uint32_t line, uint64_t key)
 {
-    return hidx_get(&c->mix, ent_keys(c), ENT_STRIDE, key);
+    return &c->ls[line].ment[c->sectored ? key & 3u : 0];
+}
+
+/* The entry of key, or NIL. `line` is the line in use holding key's line, NIL when there
+ * is none: a line_mshr cache reads the entry there, and without a line there is none. */
+static uint32_t mshr_find(const cache *c, uint64_t key, uint32_t line)
+{
+    if (!c->line_mshr)
+        return hidx_get(&c->mix, ent_keys(c), ENT_STRIDE, key);
+    return line == NIL ? NIL : (uint32_t)*ment_of(c, line, key) - 1;
 }
 
 static uint32_t mshr_open(cache *c, uint64_t key, uint8_t pending, uint32_t line)
@@ -846,7 +873,10 @@ static uint32_t mshr_open(cache *c, uint64_t key, uint8_t pending, uint32_t line
     uint32_t e = mshr_take(c);
     c->nent_free--;
     c->ent[e] = (mshr_ent){key, NIL, NIL, line, 0, pending, 1};
-    hidx_put(&c->mix, ent_keys(c), ENT_STRIDE, key, e);
+    if (c->line_mshr)
+        *ment_of(c, line, key) = (uint16_t)(e + 1);
+    else
+        hidx_put(&c->mix, ent_keys(c), ENT_STRIDE, key, e);
     return e;
 }
 
@@ -873,16 +903,19 @@ static void mshr_add(cache *c, uint32_t e, const mem_req *r)
 
 static void mshr_close(cache *c, uint32_t e)
 {
-    hidx_del(&c->mix, ent_keys(c), ENT_STRIDE, c->ent[e].key);
+    if (c->line_mshr)
+        *ment_of(c, c->ent[e].line, c->ent[e].key) = 0;
+    else
+        hidx_del(&c->mix, ent_keys(c), ENT_STRIDE, c->ent[e].key);
     c->ent[e].used = 0;
     c->ent_free[c->nent_stack++] = e;
     c->nent_free++;
 }
 
 /* CACHE_FAIL_NONE if a request on key could be merged or given an entry now. */
-static int mshr_can(const cache *c, uint64_t key)
+static int mshr_can(const cache *c, uint64_t key, const look *l)
 {
-    uint32_t e = mshr_find(c, key);
+    uint32_t e = mshr_find(c, key, l->i);
     if (e != NIL)
         return c->ent[e].nreq < c->cfg.mshr_merge ? CACHE_FAIL_NONE : CACHE_FAIL_MERGE;
     return c->nent_free ? CACHE_FAIL_NONE : CACHE_FAIL_MSHR;
@@ -893,7 +926,7 @@ static int mshr_can(const cache *c, uint64_t key)
 static int mshr_request(cache *c, const mem_req *r, uint64_t key, look *l, uint64_t now,
                         cache_result *out)
 {
-    uint32_t e = mshr_find(c, key);
+    uint32_t e = mshr_find(c, key, l->i);
     int pool_ok = !r || c->wused < c->wcap;
     if (e != NIL) {
         if (c->ent[e].nreq >= c->cfg.mshr_merge || !pool_ok)
@@ -995,7 +1028,7 @@ static int lazy_write(cache *c, uint64_t key, look *l, uint64_t now, cache_resul
     if (c->cfg.write == CACHE_WR_WT) {
         if (!missq_room(c, 2))
             return fail(out, CACHE_FAIL_MISSQ);
-        int f = mshr_can(c, key);
+        int f = mshr_can(c, key, l);
         if (f)
             return fail(out, f);
         send_write(c, out);
@@ -1028,7 +1061,7 @@ static int write_miss(cache *c, const mem_req *r, look *l, uint64_t now, cache_r
     case CACHE_WA_WRITE: /* write through and fetch the sector (room for write+fetch+wb) */
         if (!missq_room(c, 3))
             return fail(out, CACHE_FAIL_MISSQ);
-        if ((f = mshr_can(c, key)))
+        if ((f = mshr_can(c, key, l)))
             return fail(out, f);
         send_write(c, out);
         mshr_request(c, NULL, key, l, now, out);
@@ -1198,12 +1231,12 @@ void cache_prefetch_access(const cache *c, uint64_t addr)
 
 /* The entry of key: the hinted one (entry + 1) when it is in use for key, as the index
  * would answer (one entry per key), else the index's answer. */
-static uint32_t mshr_at(const cache *c, uint64_t key, uint32_t hint)
+static uint32_t mshr_at(const cache *c, uint64_t ln, uint64_t key, uint32_t hint)
 {
     uint32_t e = hint - 1;
     if (hint && e < c->ent_next && c->ent[e].used && c->ent[e].key == key)
         return e;
-    return mshr_find(c, key);
+    return mshr_find(c, key, c->line_mshr ? find_line(c, ln) : NIL);
 }
 
 size_t cache_fill(cache *c, uint64_t line_addr, uint8_t mask, uint32_t hint, uint64_t now,
@@ -1219,14 +1252,14 @@ size_t cache_fill(cache *c, uint64_t line_addr, uint8_t mask, uint32_t hint, uin
     *wb_mask = 0;
     if (c->sectored) {
         for (unsigned s = 0; s < 4; s++) {
-            uint32_t e = (mask >> s) & 1u ? mshr_at(c, (ln << 2) + s, hint) : NIL;
+            uint32_t e = (mask >> s) & 1u ? mshr_at(c, ln, (ln << 2) + s, hint) : NIL;
             if (e != NIL) {
                 done[n++] = e;
                 got |= (uint8_t)(1u << s);
             }
         }
     } else {
-        uint32_t e = mshr_at(c, ln, hint);
+        uint32_t e = mshr_at(c, ln, ln, hint);
         if (e == NIL)
             return 0;
         c->ent[e].pending &= (uint8_t)~mask;

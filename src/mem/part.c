@@ -136,6 +136,14 @@ static void tq_push(tq *q, const mem_req *r, uint64_t ready)
 
 static int tq_ready(const tq *q, uint64_t now) { return q->q.n && q->t[q->q.head] <= now; }
 
+/* The head, whose successor's time is asked for in the next cycle (mem_q_pop's reason). */
+static mem_req tq_pop(tq *q)
+{
+    mem_req r = mem_q_pop(&q->q);
+    __builtin_prefetch(&q->t[q->q.head]);
+    return r;
+}
+
 static uint32_t q_free(const mem_q *q) { return q->cap - q->n; }
 
 static uint64_t partition_addr(const void *ctx, uint64_t addr)
@@ -444,7 +452,7 @@ static void move_unit(mem_part *p, sub *u)
     wake_dram_side(p);
     uint64_t unit = u->missq.t[q->head];
     while (!mem_q_empty(q) && u->missq.t[q->head] == unit && !mem_q_full(&u->to_dram)) {
-        mem_req r = mem_q_pop(q);
+        mem_req r = tq_pop(&u->missq);
         mem_q_push(&u->to_dram, &r);
     }
 }
@@ -459,11 +467,13 @@ static void l2_sub_cycle(mem_part *p, sub *u, uint64_t now)
     move_unit(p, u);
     access_l2(p, u, now);
     if (tq_ready(&u->rop, now) && !mem_q_full(&u->in)) {
-        mem_req r = mem_q_pop(&u->rop.q);
+        mem_req r = tq_pop(&u->rop);
         r.loc = MEM_AT_L2_IN;
         mem_q_push(&u->in, &r);
         if (u->l2) /* looked up in a later cycle of this channel */
             cache_prefetch_access(u->l2, r.addr);
+    } else if (!mem_q_empty(&u->rop.q)) {
+        __builtin_prefetch(mem_q_front(&u->rop.q));
     }
 }
 
@@ -609,7 +619,7 @@ static inline void dram_side_cycle(mem_part *p, uint64_t core_cycle)
     dram_cycle(p->d);
     arbitrate(p, core_cycle);
     if (latq_can_push(p, core_cycle)) {
-        mem_req r = mem_q_pop(&p->latq.q);
+        mem_req r = tq_pop(&p->latq);
         dram_push(p->d, &r);
     }
     p->quiet = dram_side_idle(p);

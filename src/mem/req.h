@@ -101,6 +101,8 @@ static inline mem_req mem_q_pop(mem_q *q)
     /* an emptied ring starts over at slot 0: a queue that drains keeps reusing its first
      * host cache lines instead of walking its whole capacity (a cold line every other push) */
     q->head = --q->n ? mem_ring_slot(q->head, 1, q->cap) : 0;
+    /* the next pop is in a later cycle, by when the slot written long ago is at hand */
+    __builtin_prefetch(&q->v[q->head]);
     return r;
 }
 
