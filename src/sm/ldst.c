@@ -340,8 +340,14 @@ void sm_ldst_cycle(sm *s, uint64_t now)
         done++;
         s->progress = 1;
     }
-    if (s->next_sect == s->nsect)
+    if (s->next_sect == s->nsect) {
         leave(s, now + 1, now);
+        return;
+    }
+    /* next cycle's sectors: where their L1D lookups start is fetched meanwhile */
+    if (l1_path(s, d, s->cur_space))
+        for (unsigned k = s->next_sect; k < s->nsect && k < s->next_sect + per; k++)
+            cache_prefetch_access(s->l1d, s->sectors[k]);
 }
 
 /* ---- replies ----------------------------------------------------------------------------- */
