@@ -1229,8 +1229,8 @@ void cache_prefetch_access(const cache *c, uint64_t addr)
         __builtin_prefetch(&c->tix.s[hidx_home(&c->tix, hidx_hash(addr >> c->line_log2))]);
 }
 
-/* The entry of key: the hinted one (entry + 1) when it is in use for key, as the index
- * would answer (one entry per key), else the index's answer. */
+/* The entry of key: the hinted one (entry + 1) when it is in use for key, as mshr_find
+ * would answer (one entry per key), else mshr_find's answer. */
 static uint32_t mshr_at(const cache *c, uint64_t ln, uint64_t key, uint32_t hint)
 {
     uint32_t e = hint - 1;

@@ -472,8 +472,6 @@ static void l2_sub_cycle(mem_part *p, sub *u, uint64_t now)
         mem_q_push(&u->in, &r);
         if (u->l2) /* looked up in a later cycle of this channel */
             cache_prefetch_access(u->l2, r.addr);
-    } else if (!mem_q_empty(&u->rop.q)) {
-        __builtin_prefetch(mem_q_front(&u->rop.q));
     }
 }
 
