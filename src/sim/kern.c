@@ -193,8 +193,10 @@ static uint64_t pf_tail(sim *g, uint64_t lo, uint64_t hi, uint32_t sets)
     return got == need ? a : lo;
 }
 
-/* Offsets *head < *tail of a middle worth trying to skip, or 0. */
-static int pf_plan(sim *g, const trace_cmd *c, uint64_t *head, uint64_t *tail)
+/* A middle worth trying to skip: the shortest head that may fill every set (*head, one L2's
+ * worth of lines), the longest one tried (*most, two L2s' worth) and the tail, as offsets with
+ * *head < *most < *tail; or 0. */
+static int pf_plan(sim *g, const trace_cmd *c, uint64_t *head, uint64_t *most, uint64_t *tail)
 {
     uint32_t sets = 0;
     uint64_t lines = mem_map_grain(&g->map) >= 7 ? pf_l2_lines(g, &sets) : 0;
@@ -203,11 +205,13 @@ static int pf_plan(sim *g, const trace_cmd *c, uint64_t *head, uint64_t *tail)
     uint64_t a = pf_addr(g, c->addr); /* no wrap: every line of the copy is distinct */
     if (c->bytes > (g->k.memcpy_truncate_32bit ? (1ull << 32) : UINT64_MAX) - a)
         return 0;
-    uint64_t h = (c->addr + 2 * lines * 128 + 127) & ~127ull;
-    uint64_t t = pf_tail(g, h, (c->addr + c->bytes) & ~127ull, sets);
+    uint64_t h = (c->addr + lines * 128 + 127) & ~127ull;
+    uint64_t m = (c->addr + 2 * lines * 128 + 127) & ~127ull;
+    uint64_t t = pf_tail(g, m, (c->addr + c->bytes) & ~127ull, sets);
     *head = h - c->addr;
+    *most = m - c->addr;
     *tail = t - c->addr;
-    return t > h;
+    return t > m;
 }
 
 /* After the head: every slice churns and holds no line of the middle [lo, hi). */
@@ -234,19 +238,28 @@ static void pf_skip(sim *g, uint64_t lo, uint64_t hi)
     free(n);
 }
 
-/* MemcpyHtoD: mark every sector present in its L2 slice. */
+/* MemcpyHtoD: mark every sector present in its L2 slice. The head of a large copy grows
+ * in eighths of the L2 from one L2's worth until the middle after it may be skipped (with
+ * hashed set indices a few sets fill only a little after the rest), up to two L2s' worth. */
 static void memcpy_apply(sim *g, const trace_cmd *c)
 {
     if (!g->k.memcpy_l2_prefill)
         return;
     sim_sync_channels(g); /* prefill stamps lines with each channel's time */
-    uint64_t from = 0, head, tail;
-    if (pf_plan(g, c, &head, &tail)) {
-        memcpy_range(g, c, 0, head);
-        from = head;
-        if (pf_can_skip(g, c->addr + head, c->addr + tail)) {
-            pf_skip(g, c->addr + head, c->addr + tail);
-            from = tail;
+    uint64_t from = 0, head, most, tail;
+    if (pf_plan(g, c, &head, &most, &tail)) {
+        uint64_t step = ((head + 7) / 8 + 127) & ~127ull;
+        for (;;) {
+            memcpy_range(g, c, from, head);
+            from = head;
+            if (pf_can_skip(g, c->addr + head, c->addr + tail)) {
+                pf_skip(g, c->addr + head, c->addr + tail);
+                from = tail;
+                break;
+            }
+            if (head == most)
+                break;
+            head = most - head > step ? head + step : most;
         }
     }
     memcpy_range(g, c, from, c->bytes);
