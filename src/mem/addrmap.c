@@ -121,6 +121,7 @@ void mem_addrmap_bind(mem_addrmap *m, uint32_t n_mem)
 {
     m->bound_n_mem = n_mem ? n_mem : 1;
     mem_addrmap_masks(m, m->bound_n_mem, m->bound);
+    m->bound_plain = m->chip_start < 0 || log2_exact(m->bound_n_mem) >= 0;
 }
 
 /* The address the row, bank, column and burst masks apply to, and those masks (mk[0..3]);
@@ -152,6 +153,11 @@ static uint64_t split(const mem_addrmap *m, uint32_t n_mem, uint64_t addr, uint6
 void mem_addrmap_bank_row(const mem_addrmap *m, uint32_t n_mem, uint64_t addr, uint32_t *bank,
                           uint64_t *row)
 {
+    if (n_mem == m->bound_n_mem && m->bound_plain) { /* every request of a channel */
+        *row = mem_pack_bits(addr, m->bound[0]);
+        *bank = (uint32_t)mem_pack_bits(addr, m->bound[1]);
+        return;
+    }
     uint64_t mk[5], a = split(m, n_mem ? n_mem : 1, addr, mk, NULL);
     *row = mem_pack_bits(a, mk[0]);
     *bank = (uint32_t)mem_pack_bits(a, mk[1]);

@@ -18,6 +18,7 @@ typedef struct mem_addrmap {
     /* mem_addrmap_bind: the masks for one channel count, so a decode does not rebuild them */
     uint32_t bound_n_mem; /* 0: none */
     uint64_t bound[5];
+    int bound_plain;      /* the bound masks apply to the address as it is (no mod/div) */
 } mem_addrmap;
 
 typedef struct mem_addr {
