@@ -72,14 +72,18 @@ typedef struct dram_bank {
     uint32_t head, tail; /* its requests in arrival order (slots, NIL: none) */
     uint32_t pick;    /* the remembered pick (slot) or NIL */
     int8_t want;      /* the command it needs (dram_cmd), -1 with no pick */
-    uint8_t cmd;      /* want, or DRAM_ACT with no pick (then own is INT64_MAX) */
-    /* For the scan, while the pick is fresh: the rdy_grp entry of the bank's group and wanted
-     * command, and the first cycle the same-bank rules allow that command. Only a command on
-     * this bank moves its same-bank rules, and every command leaves its bank stale (issue,
-     * entries_changed), so `own` cannot go out of date while the pick is fresh. */
-    uint32_t grp_cmd;
-    int64_t own;
 } dram_bank;
+
+/* What the scan reads of a bank, apart (16 bytes, so a scan of all banks reads few host
+ * lines): while the pick is fresh, the first cycle the same-bank rules allow its command,
+ * that command's rdy_grp entry for the bank's group, and the command. Only a command on this
+ * bank moves its same-bank rules, and every command leaves its bank stale (issue,
+ * entries_changed), so `own` cannot go out of date while the pick is fresh. */
+typedef struct dram_scan {
+    int64_t own;      /* INT64_MAX with no pick */
+    uint32_t grp_cmd;
+    uint32_t cmd;     /* want, or DRAM_ACT with no pick */
+} dram_scan;
 
 #define NIL UINT32_MAX
 
@@ -89,15 +93,36 @@ typedef struct dram_flight {
 } dram_flight;
 
 struct dram {
+    /* First what every cycle and every wait reads (dram_cycle, dram_wait, dram_can_accept,
+     * dram_ret_ready), on two host lines: the channel's state is out of the core's L1 by the
+     * time the next cycle comes back to it, so each line it spans costs a miss. */
+    uint64_t now;
+    /* No command can issue before this cycle while nothing is pushed or popped (see
+     * try_issue); the scans before it would find nothing, so they are skipped. With a single
+     * command bus, `decided` is the bank whose command issues at quiet_until, as the scan
+     * then would choose it (NIL: not known, scan). Both are worked out right after a command
+     * issues, from the state it leaves, and hold until a push or a pop. */
+    uint64_t quiet_until;
+    dram_flight *fl; /* in flight, a ring in completion order */
+    mem_q ret;
+    uint32_t qn, qcap;
+    uint32_t fl_head, fl_n;
+    stat_block st;
+    uint32_t decided;
+    int eager;       /* dram_set_eager */
+    uint32_t prio;
+    uint64_t bus_end;
     dram_timing t;
     mem_addrmap map;
     uint32_t n_mem, n_sub, channel;
     int xor_bank, dual_bus;
     const dram_sched_ops *sched;
-    dram_rule rules[DRAM_MAX_RULES];
-    uint8_t rule_of[DRAM_NCMD][DRAM_MAX_RULES]; /* rules whose first command is c */
-    uint8_t nrule_of[DRAM_NCMD];
+    /* The rules by first command and scope, as (second command, delay) pairs, one per pair
+     * (its longest delay: a ready time only ever moves to the latest of its pushes). */
+    struct dram_then { uint32_t then, delay; } plan[DRAM_NCMD][4][DRAM_NCMD];
+    uint8_t nplan[DRAM_NCMD][4];
     dram_bank *bk;
+    dram_scan *sc;
     /* The first cycle the rules allow a command, kept by scope: [bank][cmd] for same-bank
      * rules, [group][cmd] for same- and other-group rules, [cmd] for any-bank rules; a bank
      * may issue cmd from the largest of its three. Issue times only grow, so the latest
@@ -114,7 +139,6 @@ struct dram {
     uint32_t *next, *prev, *bnext, *bprev;
     uint32_t head, tail;
     uint32_t *freed, nfreed, fresh; /* slots to reuse (a stack), then the never used */
-    uint32_t qn, qcap;
     /* what the plug-in is shown, oldest first: the bank's requests or the whole queue */
     const mem_req **vq;
     uint32_t *vbank, *vslot;
@@ -122,21 +146,8 @@ struct dram {
     uint64_t occ[4];   /* banks with queued requests (dram_banks <= 256) */
     uint64_t stale[4]; /* banks whose remembered pick must be asked for again */
     uint32_t occ_words;
-    dram_flight *fl; /* in flight, a ring in completion order */
-    uint32_t fl_head, fl_n;
-    mem_q ret;
-    uint64_t now, bus_end;
-    /* No command can issue before this cycle while nothing is pushed or popped (see
-     * try_issue); the scans before it would find nothing, so they are skipped. With a single
-     * command bus, `decided` is the bank whose command issues at quiet_until, as the scan
-     * then would choose it (NIL: not known, scan). Both are worked out right after a command
-     * issues, from the state it leaves, and hold until a push or a pop. */
-    uint64_t quiet_until;
-    uint32_t decided;
-    int eager;       /* dram_set_eager */
-    uint32_t prio;
     base_slab slab;  /* every array above */
-    stat_block st;
+    dram_rule rules[DRAM_MAX_RULES]; /* read once, into plan */
 };
 
 /* The layout is computed by the first call, which must come from serial code (dram_new is
@@ -172,8 +183,15 @@ static void index_rules(dram *d)
 {
     size_t n = dram_rules(&d->t, d->rules, DRAM_MAX_RULES);
     for (size_t i = 0; i < n; i++) {
-        int c = d->rules[i].first;
-        d->rule_of[c][d->nrule_of[c]++] = (uint8_t)i;
+        const dram_rule *r = &d->rules[i];
+        struct dram_then *v = d->plan[r->first][r->scope];
+        uint8_t *nv = &d->nplan[r->first][r->scope], j = 0;
+        while (j < *nv && v[j].then != r->then)
+            j++;
+        if (j == *nv)
+            v[(*nv)++] = (struct dram_then){r->then, r->delay};
+        else if (r->delay > v[j].delay)
+            v[j].delay = r->delay;
     }
 }
 
@@ -183,6 +201,7 @@ static void carve_state(dram *d, uint32_t qcap, uint32_t retcap, base_slab *b)
 {
     uint32_t nbk = d->t.nbk;
     d->bk = base_slab_take(b, nbk, sizeof *d->bk);
+    d->sc = base_slab_take(b, nbk, sizeof *d->sc);
     d->rdy_bank = base_slab_take(b, (size_t)nbk * DRAM_NCMD, sizeof *d->rdy_bank);
     d->rdy_grp = base_slab_take(b, (size_t)d->t.nbkgrp * DRAM_NCMD, sizeof *d->rdy_grp);
     d->qcap = qcap;
@@ -354,7 +373,7 @@ static void scan_base(const dram *d, int64_t base[DRAM_NCMD])
 /* Bank b's wanted command: its fresh pick's own and group rules, and the scan's base. */
 static int64_t bank_ready(const dram *d, uint32_t b, int64_t base)
 {
-    const dram_bank *k = &d->bk[b];
+    const dram_scan *k = &d->sc[b];
     return max64(max64(k->own, d->rdy_grp[k->grp_cmd]), base);
 }
 
@@ -377,19 +396,20 @@ static void record(dram *d, int cmd, uint32_t b)
 {
     int64_t now = (int64_t)d->now;
     uint32_t g = d->bk[b].group;
-    for (unsigned i = 0; i < d->nrule_of[cmd]; i++) {
-        const dram_rule *r = &d->rules[d->rule_of[cmd][i]];
-        int64_t t = now + (int64_t)r->delay;
-        switch (r->scope) {
-        case DRAM_SAME_BANK: push_to(&d->rdy_bank[(size_t)b * DRAM_NCMD + r->then], t); break;
-        case DRAM_SAME_GROUP: push_to(&d->rdy_grp[(size_t)g * DRAM_NCMD + r->then], t); break;
-        case DRAM_OTHER_GROUP:
-            for (uint32_t o = 0; o < d->t.nbkgrp; o++)
-                if (o != g)
-                    push_to(&d->rdy_grp[(size_t)o * DRAM_NCMD + r->then], t);
-            break;
-        default: push_to(&d->rdy_any[r->then], t); break;
-        }
+    const uint8_t *n = d->nplan[cmd];
+    const struct dram_then(*p)[DRAM_NCMD] = d->plan[cmd];
+    int64_t *rb = &d->rdy_bank[(size_t)b * DRAM_NCMD], *rg = &d->rdy_grp[(size_t)g * DRAM_NCMD];
+    for (unsigned i = 0; i < n[DRAM_SAME_BANK]; i++)
+        push_to(&rb[p[DRAM_SAME_BANK][i].then], now + p[DRAM_SAME_BANK][i].delay);
+    for (unsigned i = 0; i < n[DRAM_SAME_GROUP]; i++)
+        push_to(&rg[p[DRAM_SAME_GROUP][i].then], now + p[DRAM_SAME_GROUP][i].delay);
+    for (unsigned i = 0; i < n[DRAM_ANY_BANK]; i++)
+        push_to(&d->rdy_any[p[DRAM_ANY_BANK][i].then], now + p[DRAM_ANY_BANK][i].delay);
+    for (unsigned i = 0; i < n[DRAM_OTHER_GROUP]; i++) {
+        int64_t t = now + p[DRAM_OTHER_GROUP][i].delay;
+        for (uint32_t o = 0; o < d->t.nbkgrp; o++)
+            if (o != g)
+                push_to(&d->rdy_grp[(size_t)o * DRAM_NCMD + p[DRAM_OTHER_GROUP][i].then], t);
     }
 }
 
@@ -478,10 +498,11 @@ __attribute__((noinline)) static void repick(dram *d, uint32_t b)
     k->pick = v < 0 ? NIL : d->vslot[v];
     int cmd = v < 0 ? -1 : needed_cmd(d, b, k->pick);
     k->want = (int8_t)cmd;
-    k->cmd = (uint8_t)(cmd < 0 ? DRAM_ACT : cmd);
+    dram_scan *x = &d->sc[b];
+    x->cmd = (uint32_t)(cmd < 0 ? DRAM_ACT : cmd);
     d->stale[b / 64] &= ~(1ull << (b % 64));
-    k->grp_cmd = k->group * DRAM_NCMD + k->cmd;
-    k->own = cmd < 0 ? INT64_MAX : d->rdy_bank[(size_t)b * DRAM_NCMD + (size_t)cmd];
+    x->grp_cmd = k->group * DRAM_NCMD + x->cmd;
+    x->own = cmd < 0 ? INT64_MAX : d->rdy_bank[(size_t)b * DRAM_NCMD + (size_t)cmd];
 }
 
 /* Whether the decision survives a push onto bank b (its pick was `was`; it may now issue
@@ -581,15 +602,15 @@ static uint32_t scan(dram *d, int64_t at, unsigned classes, int64_t *bound, uint
             bits &= ~0ull << p;
         else if (j == nw)
             bits &= (1ull << p) - 1;
-        const dram_bank *bk = d->bk + w * 64;
+        const dram_scan *bk = d->sc + w * 64;
         for (; bits; bits &= bits - 1) {
-            const dram_bank *k = bk + __builtin_ctzll(bits);
+            const dram_scan *k = bk + __builtin_ctzll(bits);
             int64_t t = max64(max64(k->own, d->rdy_grp[k->grp_cmd]), base[k->cmd]);
             if (t <= at && (classes >> k->cmd & 1u))
-                return (uint32_t)(k - d->bk);
+                return (uint32_t)(k - d->sc);
             if (t < best) {
                 best = t;
-                *first = (uint32_t)(k - d->bk);
+                *first = (uint32_t)(k - d->sc);
             }
         }
     }
@@ -604,7 +625,7 @@ static int try_issue(dram *d, unsigned classes, int64_t *bound)
     uint32_t first = NIL, b = scan(d, (int64_t)d->now, classes, bound, &first);
     if (b == NIL)
         return 0;
-    issue(d, d->bk[b].cmd, b, d->bk[b].pick);
+    issue(d, (int)d->sc[b].cmd, b, d->bk[b].pick);
     return 1;
 }
 
@@ -624,7 +645,7 @@ static void single_bus_cycle(dram *d)
     if (b == NIL)
         b = scan(d, (int64_t)d->now, ROW_CMDS | COL_CMDS, &bound, &first);
     if (b != NIL) {
-        issue(d, d->bk[b].cmd, b, d->bk[b].pick);
+        issue(d, (int)d->sc[b].cmd, b, d->bk[b].pick);
         bound = INT64_MAX;
         b = scan(d, (int64_t)d->now + 1, ROW_CMDS | COL_CMDS, &bound, &first);
     }
