@@ -84,24 +84,26 @@ typedef struct paddr {
 } paddr;
 
 struct mem_part {
-    uint32_t channel, n_sub, global0;
-    paddr pa;
+    /* First what every DRAM and L2 cycle and every wait reads, on as few host lines as may
+     * be: the channel's state is out of the core's L1 when the next cycle comes back to it. */
+    dram *d;
+    sub *s;
+    uint32_t n_sub, nreplies; /* nreplies: waiting in the sub-partitions' output queues */
+    tq latq;
+    uint64_t now;             /* latest core cycle seen */
+    uint64_t lag;             /* DRAM cycles counted but not yet given to the DRAM */
+    int quiet;                /* nothing below the L2: DRAM cycles are only counted (lag) */
+    int l2_quiet;             /* no sub-partition has work for its L2 cycle */
+    int have_ret;             /* ret was popped from the DRAM and waits for queue room */
+    uint32_t last_borrower, shared, shared_limit; /* 0: unlimited */
+    stat_block st;
+    mem_req ret;
+    uint32_t channel, global0;
     uint64_t unit;            /* miss-queue unit counter */
     uint64_t rop_lat, dram_lat;
     uint32_t missq_lim;
-    sub *s;
-    dram *d;
-    tq latq;
-    int have_ret;             /* ret was popped from the DRAM and waits for queue room */
-    mem_req ret;
-    uint32_t last_borrower, shared, shared_limit; /* 0: unlimited */
-    uint64_t now;             /* latest core cycle seen */
-    int quiet;                /* nothing below the L2: DRAM cycles are only counted (lag) */
-    int l2_quiet;             /* no sub-partition has work for its L2 cycle */
-    uint32_t nreplies;        /* replies waiting in the sub-partitions' output queues */
-    uint64_t lag;             /* DRAM cycles counted but not yet given to the DRAM */
     base_slab slab;           /* every queue of the channel */
-    stat_block st;
+    paddr pa;
 };
 
 /* Hands the DRAM the idle cycles counted while quiet. Only its cycle counters lag (an idle

@@ -57,6 +57,7 @@ sim *sim_new(const knobs *k, base_err *e)
         base_panic("out of memory (SM flags)");
     memset(g->smf, 0, (size_t)g->smf_threads * g->smf_stride * sizeof *g->smf);
     g->active = base_calloc(g->n_sm, sizeof *g->active);
+    g->park_at = base_calloc(g->n_sm, sizeof *g->park_at);
     g->maybe_active = base_calloc((g->n_sm + 63) / 64, sizeof *g->maybe_active);
     g->sm_open = base_calloc((g->n_sm + 63) / 64, sizeof *g->sm_open);
     sim_chans_init(g);
@@ -91,6 +92,7 @@ void sim_free(sim *g)
     free(g->smf);
     free(g->sub_chan);
     free(g->active);
+    free(g->park_at);
     free(g->maybe_active);
     free(g->sm_open);
     sim_chans_free(g);
@@ -169,10 +171,11 @@ static void collect_active(sim *g)
         while (bits) {
             uint32_t i = wd * 64 + (uint32_t)__builtin_ctzll(bits);
             bits &= bits - 1;
-            if (sm_parked(g->sm[i])) {
-                if (g->cycle < sm_park_until(g->sm[i]))
+            if (g->park_at[i]) {
+                if (g->cycle < g->park_at[i])
                     continue;
                 sm_unpark(g->sm[i], g->sm_upto);
+                g->park_at[i] = 0;
             }
             if (sm_active(g->sm[i]))
                 g->active[n++] = i;
@@ -211,6 +214,7 @@ void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me)
     uint32_t s = g->active[i - g->task_chan];
     sm *u = g->sm[s];
     int prog = sm_cycle(u, g->cycle);
+    g->park_at[s] = sm_parked(u) ? sm_park_until(u) : 0;
     uint64_t *f = g->smf + (size_t)me * g->smf_stride + s / 64, bit = 1ull << (s % 64);
     if (prog)
         f[SMF_PROG * g->smf_words] |= bit;

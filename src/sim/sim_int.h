@@ -98,6 +98,10 @@ struct sim {
     uint64_t *smf;
     uint32_t smf_words, smf_stride, smf_threads;
     uint32_t *active, nactive;
+    /* Per SM: the cycle its park ends (sm_park_until) while it is parked, else 0. Written by
+     * the SM's own task right after its cycle (one slot per SM, no other writer in phase B),
+     * so the serial phase tests parks without touching the SMs' state. */
+    uint64_t *park_at;
     uint64_t *maybe_active;  /* bitmap: SMs that may have work (sim_mark_active) */
     const sim_place_ops *place;
     uint32_t last_sm;
@@ -143,8 +147,10 @@ static inline void sim_mark_active(sim *g, uint32_t s)
  * its skipped cycles are counted and it is ticked from the next cycle on. */
 static inline void sim_sm_touch(sim *g, uint32_t s)
 {
-    if (sm_parked(g->sm[s]))
+    if (g->park_at[s]) {
         sm_unpark(g->sm[s], g->sm_upto);
+        g->park_at[s] = 0;
+    }
 }
 
 /* chan.c */

@@ -26,17 +26,19 @@ extern const char *const sm_stall_names[SM_NSTALL];
 enum { SM_W_FREE, SM_W_ACTIVE, SM_W_BARRIER, SM_W_EXITED, SM_W_DONE };
 
 typedef struct sm_warp {
-    uint64_t sb[4];        /* registers with a write in flight */
+    /* what the schedulers read of every warp each cycle first, on the warp's first host
+     * line as often as the 80-byte stride allows; the scoreboard after */
     uint64_t age;          /* launch sequence (GTO: older first) */
     uint64_t ib_t;         /* cycle the buffered instructions become issuable */
-    uint32_t pos, end;     /* next instruction (index into the CTA's insts) and end */
-    uint32_t inflight;     /* issued instructions not yet written back */
-    uint32_t loads, stores;/* outstanding load instructions, store sectors awaiting acks */
-    uint16_t cta;          /* CTA slot */
     uint8_t state, ib_n;   /* SM_W_*, instructions in the buffer */
     uint8_t sched;
     uint8_t membar;        /* waiting for its stores before a MEMBAR issues */
     uint8_t code;          /* SM_CODE_*: cached issue check of the next instruction */
+    uint16_t cta;          /* CTA slot */
+    uint32_t loads, stores;/* outstanding load instructions, store sectors awaiting acks */
+    uint32_t inflight;     /* issued instructions not yet written back */
+    uint32_t pos, end;     /* next instruction (index into the CTA's insts) and end */
+    uint64_t sb[4];        /* registers with a write in flight */
 } sm_warp;
 
 /* sm_warp.code: what stops the buffered next instruction apart from time and pipeline
@@ -78,15 +80,9 @@ typedef struct sm_unitq {   /* one execution pipeline of a sub-core */
 #define SM_MAX_SECTORS 128
 
 typedef struct sm_subcore {
-    sm_sched_state st;
-    uint32_t *warps, nwarps;   /* warp slots of this scheduler (ascending) */
-    uint32_t *order, *cand;    /* scratch for the policy */
-    sm_warp_view *views;       /* scratch */
-    sm_unitq unit[SM_NUNIT][4];
-    uint32_t nunit[SM_NUNIT];  /* parallel pipelines of each unit type (0 = borrow SP) */
-    uint64_t *bank_free;       /* register banks of this sub-core */
-    uint32_t nbanks;
-    /* order[0..norder) stays valid (order_ok) until the candidate set, the last issuer or a
+    /* Read every cycle (the repeated-cycle test, the park's horizon): first, so that a cycle
+     * that repeats touches one host line of the sub-core.
+     * order[0..norder) stays valid (order_ok) until the candidate set, the last issuer or a
      * warp's waiting_mem changes: the policy sees the same input, so gives the same order. */
     uint32_t norder;
     uint8_t order_ok;
@@ -95,6 +91,14 @@ typedef struct sm_subcore {
      * if memo_mem, the LD/ST queue stays full. */
     uint8_t memo_ok, memo_why, memo_mem;
     uint64_t memo_until;
+    uint32_t *warps, nwarps;   /* warp slots of this scheduler (ascending) */
+    uint32_t *order, *cand;    /* scratch for the policy */
+    sm_warp_view *views;       /* scratch */
+    sm_sched_state st;
+    sm_unitq unit[SM_NUNIT][4];
+    uint32_t nunit[SM_NUNIT];  /* parallel pipelines of each unit type (0 = borrow SP) */
+    uint64_t *bank_free;       /* register banks of this sub-core */
+    uint32_t nbanks;
 } sm_subcore;
 
 enum { SM_PARK_NONE, SM_PARK_ARMED, SM_PARK_PARKED };
