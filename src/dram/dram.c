@@ -147,7 +147,6 @@ struct dram {
     uint64_t stale[4]; /* banks whose remembered pick must be asked for again */
     uint32_t occ_words;
     base_slab slab;  /* every array above */
-    dram_rule rules[DRAM_MAX_RULES]; /* read once, into plan */
 };
 
 /* The layout is computed by the first call, which must come from serial code (dram_new is
@@ -181,9 +180,10 @@ static uint32_t bank_group(const dram_timing *t, int lower, uint32_t b)
 
 static void index_rules(dram *d)
 {
-    size_t n = dram_rules(&d->t, d->rules, DRAM_MAX_RULES);
+    dram_rule rules[DRAM_MAX_RULES];
+    size_t n = dram_rules(&d->t, rules, DRAM_MAX_RULES);
     for (size_t i = 0; i < n; i++) {
-        const dram_rule *r = &d->rules[i];
+        const dram_rule *r = &rules[i];
         struct dram_then *v = d->plan[r->first][r->scope];
         uint8_t *nv = &d->nplan[r->first][r->scope], j = 0;
         while (j < *nv && v[j].then != r->then)
