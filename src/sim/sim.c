@@ -171,12 +171,9 @@ static void collect_active(sim *g)
         while (bits) {
             uint32_t i = wd * 64 + (uint32_t)__builtin_ctzll(bits);
             bits &= bits - 1;
-            if (g->park_at[i]) {
-                if (g->cycle < g->park_at[i])
-                    continue;
-                sm_unpark(g->sm[i], g->sm_upto);
-                g->park_at[i] = 0;
-            }
+            if (g->park_at[i] && g->cycle < g->park_at[i])
+                continue;
+            sim_sm_touch(g, i); /* a park that ended: its skipped cycles are counted */
             if (sm_active(g->sm[i]))
                 g->active[n++] = i;
             else
