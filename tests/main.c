@@ -115,6 +115,8 @@ const char *test_write_text(const char *name, const char *text)
 
 char *test_read_file(const char *path, size_t *n)
 {
+    if (n)
+        *n = 0; /* also on failure, so callers' lengths are always set */
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;

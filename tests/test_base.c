@@ -12,9 +12,9 @@
 
 TEST(base_parse_numbers_strictly)
 {
-    uint64_t u;
-    int64_t i;
-    double d;
+    uint64_t u = 0;
+    int64_t i = 0;
+    double d = 0;
     CHECK_EQ(base_parse_u64("18446744073709551615", 20, 10, &u), 0);
     CHECK(u == UINT64_MAX);
     CHECK_EQ(base_parse_u64("18446744073709551616", 20, 10, &u), -1); /* overflow */

@@ -647,7 +647,7 @@ TEST(cache_write_allocate_policies)
     CHECK_EQ(fill(c, 0x0, 0xf, 2), 0); /* nobody waits for a write-allocate fetch */
     CHECK_EQ(cache_probe(c, 0x40), 1);
     uint64_t la;
-    uint8_t m;
+    uint8_t m = 0;
     CHECK_EQ(cache_flush_next(c, &la, &m), 0); /* filled clean */
     cache_free(c);
 

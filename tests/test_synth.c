@@ -12,7 +12,7 @@
 
 static int same_file(const char *a, const char *b)
 {
-    size_t na, nb;
+    size_t na = 0, nb = 0;
     char *x = test_read_file(a, &na), *y = test_read_file(b, &nb);
     int same = x && y && na == nb && memcmp(x, y, na) == 0;
     free(x);

@@ -87,7 +87,7 @@ TEST(trace_info_and_check_output)
 TEST(trace_list_with_missing_kernel_and_other_commands)
 {
     const char *list = "MemcpyDtoH,0x10,4\nkernel-1.traceg\nkernel-9.traceg\n";
-    size_t n;
+    size_t n = 0;
     char *k = test_read_file("samples/vecadd_sm80/kernel-1.traceg", &n);
     test_write_file("miss/kernel-1.traceg", k, n);
     const char *lp = test_write_file("miss/kernelslist.g", list, strlen(list)); /* static buffer */

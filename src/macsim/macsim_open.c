@@ -58,7 +58,7 @@ static int tok_u64(tok *k, const char *what, uint64_t min, uint64_t max, uint64_
  * too high fails on the line where the file ends. */
 static int tok_count(tok *k, const char *what, uint32_t *n, base_err *e)
 {
-    uint64_t v;
+    uint64_t v = 0; /* tok_u64 sets it on success; gcc -O3 cannot see that */
     if (tok_u64(k, what, 1, UINT32_MAX, &v, e))
         return -1;
     uint64_t room = strlen(k->s + k->pos) + 1;
@@ -245,7 +245,7 @@ static int check_warps(const char *file, macsim_kernel *k, const uint64_t *lines
 static int read_ids(tok *k, uint32_t n, uint32_t *ids, uint64_t *starts, uint64_t *lines,
                     const char *what, base_err *e)
 {
-    uint64_t count_line = k->line, v;
+    uint64_t count_line = k->line, v = 0; /* as in tok_count */
     for (uint32_t i = 0; i < n; i++) {
         if (tok_u64(k, what, 0, UINT32_MAX, &v, e))
             return -1;
@@ -298,7 +298,7 @@ static int parse_kernel(const macsim_trace *t, macsim_kernel *kn, const tok *fro
     const char *type = macsim_type_name(t->fmt.type);
     char what[64];
     snprintf(what, sizeof what, "'%s' (the trace type)", type);
-    uint64_t v;
+    uint64_t v = 0; /* tok_u64 sets it on success; gcc -O3 cannot see that */
     int rc = -1;
     uint64_t *lines = NULL;
     if (!next(&k) || !tok_is(&k, type)) {

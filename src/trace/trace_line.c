@@ -188,7 +188,7 @@ static int get_prefix(cursor *c, const trace_fmt *fmt, trace_line *l)
 
 static int get_mode1(cursor *c, trace_line *l)
 {
-    uint64_t base;
+    uint64_t base = 0; /* set on success; gcc -O3 cannot see that a failure returns non-zero */
     int64_t stride;
     if (get_hex(c, "a hex base address (mode 1)", UINT64_MAX, &base) ||
         get_sdec(c, "a 32-bit stride (mode 1)", INT32_MIN, INT32_MAX, &stride))
@@ -210,7 +210,7 @@ static int get_mode1(cursor *c, trace_line *l)
 
 static int get_addrs(cursor *c, trace_line *l)
 {
-    uint64_t mode;
+    uint64_t mode = 0; /* as in get_mode1 */
     if (get_dec(c, "an address mode 0, 1 or 2", 2, &mode))
         return -1;
     l->addr_mode = (int)mode;
@@ -282,7 +282,7 @@ static int get_v6_tail(cursor *c, trace_line *l)
 
 static int get_body(cursor *c, trace_line *l)
 {
-    uint64_t v;
+    uint64_t v = 0; /* as in get_mode1 */
     const char *s = NULL;
     size_t n = 0;
     if (get_hex(c, "a hex PC", UINT64_MAX, &l->pc) ||
