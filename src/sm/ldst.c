@@ -331,9 +331,11 @@ void sm_ldst_cycle(sm *s, uint64_t now)
         return;
     }
     unsigned per = (unsigned)s->k->l1d_banks, done = 0;
+    s->refused = 0;
     while (s->next_sect < s->nsect && done < per) {
         if (!do_sector(s, d, s->cur_space, s->sectors[s->next_sect], now)) {
             SMST(s, ldst_stall_cycles)++;
+            s->refused = 1;
             break;
         }
         s->next_sect++;

@@ -267,7 +267,7 @@ void sm_free(sm *s)
 
 void sm_kernel_start(sm *s, const sm_kernel *kk, int64_t carveout_kb)
 {
-    sm_park_check(s, "a kernel start");
+    sm_park_outside(s, "a kernel start");
     (void)kk;
     const knobs *k = s->k;
     if (!k->l1d_enabled)
@@ -304,7 +304,7 @@ int sm_cta_fits(const sm *s, const sm_kernel *kk)
 
 trace_cta *sm_cta_slot(sm *s)
 {
-    sm_park_check(s, "a CTA slot request");
+    sm_park_outside(s, "a CTA slot request");
     for (uint32_t i = 0; i < s->ncta_max; i++)
         if (!s->cta[i].used) {
             s->pending_slot = i;
@@ -330,7 +330,7 @@ static void warp_start(sm *s, uint32_t w, uint32_t slot, const trace_warp *tw, u
 
 void sm_cta_launch(sm *s, const sm_kernel *kk, uint64_t now)
 {
-    sm_park_check(s, "a CTA launch");
+    sm_park_outside(s, "a CTA launch");
     uint32_t slot = s->pending_slot; /* sm_cta_slot raised cta_hw for it */
     sm_cta *c = &s->cta[slot];
     if (!s->fetchable) { /* here, not in sm_new: sized by nwarps_max, needed once warps run */
@@ -368,7 +368,7 @@ void sm_cta_launch(sm *s, const sm_kernel *kk, uint64_t now)
 
 uint32_t sm_cta_retire(sm *s, uint64_t *done_by_uid)
 {
-    sm_park_check(s, "a CTA retirement");
+    sm_park_outside(s, "a CTA retirement");
     uint32_t n = 0;
     for (uint32_t i = 0; i < s->cta_hw && s->ndone; i++) {
         sm_cta *c = &s->cta[i];
@@ -451,7 +451,7 @@ mem_q *sm_outbound(sm *s) { return &s->out; }
 int sm_inbound_room(const sm *s) { return !mem_q_full(&s->in); }
 void sm_inbound_push(sm *s, const mem_req *r)
 {
-    sm_park_check(s, "a reply");
+    sm_park_outside(s, "a reply");
     mem_q_push(&s->in, r);
     if (s->l1d && r->slot == SLOT_FILL && r->op != MEM_WR)
         cache_prefetch_fill(s->l1d, r->addr, r->hint[0]); /* it fills in this SM's next cycle */

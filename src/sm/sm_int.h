@@ -146,6 +146,7 @@ struct sm {
     uint64_t cur_done;      /* shared/constant: cycle the data is written back */
     uint64_t sectors[SM_MAX_SECTORS];
     uint32_t nsect, next_sect;
+    int refused;            /* its last cycle ended on a sector the L1D refused */
 
     sm_pend *pend;
     uint32_t npend, pend_free_hint, pend_cap;
@@ -182,7 +183,7 @@ int sm_ldst_can_take(const sm *s);
 void sm_ldst_push(sm *s, uint32_t warp, uint32_t dyn, uint64_t ready);
 /* park.c */
 void sm_park_step(sm *s, uint64_t now);
-void sm_park_check(const sm *s, const char *what);
+void sm_park_outside(sm *s, const char *what);
 
 static inline const sm_kernel *sm_warp_kernel(const sm *s, uint32_t w)
 {
