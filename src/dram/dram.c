@@ -471,6 +471,8 @@ static void issue(dram *d, int cmd, uint32_t b, uint32_t qi)
 /* The plug-in is shown, oldest first, the bank's own requests when it is bank-local (it
  * promises to read no others), else the whole queue. Kept out of line: inlined into the
  * scan, its registers spill the scan's loop state to the stack. */
+static void set_pick(dram *d, uint32_t b, uint32_t pick);
+
 __attribute__((noinline)) static void repick(dram *d, uint32_t b)
 {
     dram_bank *k = &d->bk[b];
@@ -495,8 +497,15 @@ __attribute__((noinline)) static void repick(dram *d, uint32_t b)
     if (v >= 0 && ((uint32_t)v >= n || d->vbank[v] != b))
         base_panic("dram %u: scheduler %s picked entry %d for bank %u", d->channel,
                    d->sched->name, v, b);
-    k->pick = v < 0 ? NIL : d->vslot[v];
-    int cmd = v < 0 ? -1 : needed_cmd(d, b, k->pick);
+    set_pick(d, b, v < 0 ? NIL : d->vslot[v]);
+}
+
+/* Bank b works on queue slot `pick` (NIL: none) next: its wanted command and own ready time. */
+static void set_pick(dram *d, uint32_t b, uint32_t pick)
+{
+    dram_bank *k = &d->bk[b];
+    k->pick = pick;
+    int cmd = pick == NIL ? -1 : needed_cmd(d, b, pick);
     k->want = (int8_t)cmd;
     dram_scan *x = &d->sc[b];
     x->cmd = (uint32_t)(cmd < 0 ? DRAM_ACT : cmd);
@@ -519,10 +528,12 @@ static int decision_stands(const dram *d, uint32_t b, uint32_t was, uint64_t at)
     return (b + n - d->prio) % n > (x + n - d->prio) % n;
 }
 
-/* A push onto bank b. A bank-local plug-in's other banks keep their picks and times, so the
- * scans stay skipped up to the first cycle b's new pick may issue (an earlier bound than the
- * true one only costs a scan that finds nothing). Otherwise the next cycle scans. */
-static void pushed_wake(dram *d, uint32_t b)
+/* A push into slot `slot` of bank b. A bank-local plug-in's other banks keep their picks and
+ * times, so the scans stay skipped up to the first cycle b's new pick may issue (an earlier
+ * bound than the true one only costs a scan that finds nothing). Otherwise the next cycle
+ * scans. Where b's pick stood before the push (`stood`), a plug-in with `pushed` says
+ * whether the newcomer takes it, which spares the walk over b's queue. */
+static void pushed_wake(dram *d, uint32_t b, uint32_t slot, int stood)
 {
     if (!d->sched->bank_local || d->eager) {
         d->quiet_until = 0;
@@ -530,7 +541,14 @@ static void pushed_wake(dram *d, uint32_t b)
         return;
     }
     uint32_t was = d->bk[b].pick;
-    repick(d, b);
+    if (stood && was != NIL && d->sched->pushed) {
+        if (d->sched->pushed(d->qrow[was], d->qrow[slot], d->bk[b].open_row))
+            set_pick(d, b, slot);
+        else
+            d->stale[b / 64] &= ~(1ull << (b % 64));
+    } else {
+        repick(d, b);
+    }
     if (d->bk[b].want < 0)
         return;
     int64_t t = bank_ready(d, b, base_of(d, d->bk[b].want));
@@ -561,8 +579,9 @@ void dram_push(dram *d, const mem_req *r)
     k->tail = i;
     if (!k->nq++)
         occ_set(d, b, 1);
+    int stood = !(d->stale[b / 64] >> (b % 64) & 1); /* b's pick was fresh */
     entries_changed(d, b);
-    pushed_wake(d, b);
+    pushed_wake(d, b, i, stood);
     BUMP(d, requests, 1);
 }
 

@@ -86,12 +86,16 @@ stat_block *dram_stats(dram *d);
  * request to work on for `bank`, or -1 if none; `open_row` is the bank's open row or -1.
  * bank_local promises that the pick reads only the bank's own entries (their order, rows and
  * requests): such a plug-in is shown only those, and is asked again only when they or the
- * bank's row change. Any other is shown the whole queue, and asked again after any change. */
+ * bank's row change. Any other is shown the whole queue, and asked again after any change.
+ * pushed (optional, bank-local plug-ins only) answers without a walk what pick would say after
+ * a request arrives at a bank whose pick stands: 1 if the newcomer (row new_row, the bank's
+ * youngest) becomes the pick, 0 if the pick (row pick_row) stays. Without it, pick is asked. */
 typedef struct dram_sched_ops {
     const char *name, *help;
     int (*pick)(const mem_req *const *queue, const uint32_t *banks, const uint64_t *rows,
                 size_t n, uint32_t bank, int64_t open_row);
     int bank_local;
+    int (*pushed)(uint64_t pick_row, uint64_t new_row, int64_t open_row);
 } dram_sched_ops;
 const dram_sched_ops *dram_sched_find(const char *name);
 extern const dram_sched_ops *const dram_sched_registry[];
