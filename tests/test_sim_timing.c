@@ -277,6 +277,20 @@ TEST(sim_fast_forward_is_exact)
  * entries refuses most of their sectors until fills come. The LD/ST unit then repeats a
  * refused sector while every warp waits on its scoreboard: the SM parks until a fill arrives.
  * Every statistic equals the cycle-by-cycle run's, whatever the thread count. */
+/* Warp w loads R4-R7 from four pages of block `block`, a line per lane, then adds R4 and R5. */
+static void scatter_warp(su_kernel *k, uint32_t w, uint64_t block)
+{
+    uint64_t addr[32];
+    int srcs[2] = {2, -1};
+    for (int i = 0; i < 4; i++) {
+        for (int l = 0; l < 32; l++)
+            addr[l] = 0x7f1000000000ull + (block * 4 + (uint64_t)i) * 4096 + (uint64_t)l * 128 +
+                      4 * (uint64_t)(l % 8);
+        su_line(k, w, 0xffffffffu, 4 + i, "LDG.E", srcs, 4, addr);
+    }
+    su_alu(k, w, "FADD", 8, 4, 5);
+}
+
 static void scatter(const knob_cfg *c, sim_result *r)
 {
     su_kernel k;
@@ -284,15 +298,7 @@ static void scatter(const knob_cfg *c, sim_result *r)
     for (uint32_t cta = 0; cta < 2; cta++) {
         su_cta_begin(&k);
         for (uint32_t w = 0; w < 4; w++) {
-            uint64_t addr[32];
-            int srcs[2] = {2, -1};
-            for (int i = 0; i < 4; i++) {
-                for (int l = 0; l < 32; l++)
-                    addr[l] = 0x7f1000000000ull + (((uint64_t)cta * 4 + w) * 4 + (uint64_t)i) * 4096 +
-                              (uint64_t)l * 128 + 4 * (uint64_t)(l % 8);
-                su_line(&k, w, 0xffffffffu, 4 + i, "LDG.E", srcs, 4, addr);
-            }
-            su_alu(&k, w, "FADD", 8, 4, 5);
+            scatter_warp(&k, w, (uint64_t)cta * 4 + w);
             su_alu(&k, w, "FADD", 9, 6, 7);
             su_exit(&k, w);
         }
@@ -342,15 +348,7 @@ static void retire_while_refused(const knob_cfg *c, sim_result *r)
     su_begin(&k, "retire_refused", 2, 128, 0);
     su_cta_begin(&k);
     for (uint32_t w = 0; w < 4; w++) {
-        uint64_t addr[32];
-        int srcs[2] = {2, -1};
-        for (int i = 0; i < 4; i++) {
-            for (int l = 0; l < 32; l++)
-                addr[l] = 0x7f1000000000ull + ((uint64_t)w * 4 + (uint64_t)i) * 4096 +
-                          (uint64_t)l * 128;
-            su_line(&k, w, 0xffffffffu, 4 + i, "LDG.E", srcs, 4, addr);
-        }
-        su_alu(&k, w, "FADD", 8, 4, 5);
+        scatter_warp(&k, w, w);
         su_exit(&k, w);
     }
     su_cta_end(&k);
