@@ -273,10 +273,6 @@ TEST(sim_fast_forward_is_exact)
     knob_free(&c);
 }
 
-/* Scattered loads from 2 CTAs of 4 warps: each load touches 32 lines, and an L1D with 4 MSHR
- * entries refuses most of their sectors until fills come. The LD/ST unit then repeats a
- * refused sector while every warp waits on its scoreboard: the SM parks until a fill arrives.
- * Every statistic equals the cycle-by-cycle run's, whatever the thread count. */
 /* Warp w loads R4-R7 from four pages of block `block`, a line per lane, then adds R4 and R5. */
 static void scatter_warp(su_kernel *k, uint32_t w, uint64_t block)
 {
@@ -291,6 +287,10 @@ static void scatter_warp(su_kernel *k, uint32_t w, uint64_t block)
     su_alu(k, w, "FADD", 8, 4, 5);
 }
 
+/* Scattered loads from 2 CTAs of 4 warps: each load touches 32 lines, and an L1D with 4 MSHR
+ * entries refuses most of their sectors until fills come. The LD/ST unit then repeats a
+ * refused sector while every warp waits on its scoreboard: the SM parks until a fill arrives.
+ * Every statistic equals the cycle-by-cycle run's, whatever the thread count. */
 static void scatter(const knob_cfg *c, sim_result *r)
 {
     su_kernel k;

@@ -299,6 +299,8 @@ static void decode(const dram *d, uint64_t addr, uint32_t *bank, uint64_t *row)
 }
 
 static void mark_stale(dram *d, uint32_t b) { d->stale[b / 64] |= 1ull << (b % 64); }
+static void clear_stale(dram *d, uint32_t b) { d->stale[b / 64] &= ~(1ull << (b % 64)); }
+static int is_stale(const dram *d, uint32_t b) { return d->stale[b / 64] >> (b % 64) & 1; }
 
 static void entries_changed(dram *d, uint32_t b)
 {
@@ -509,7 +511,7 @@ static void set_pick(dram *d, uint32_t b, uint32_t pick)
     k->want = (int8_t)cmd;
     dram_scan *x = &d->sc[b];
     x->cmd = (uint32_t)(cmd < 0 ? DRAM_ACT : cmd);
-    d->stale[b / 64] &= ~(1ull << (b % 64));
+    clear_stale(d, b);
     x->grp_cmd = k->group * DRAM_NCMD + x->cmd;
     x->own = cmd < 0 ? INT64_MAX : d->rdy_bank[(size_t)b * DRAM_NCMD + (size_t)cmd];
 }
@@ -545,7 +547,7 @@ static void pushed_wake(dram *d, uint32_t b, uint32_t slot, int stood)
         if (d->sched->pushed(d->qrow[was], d->qrow[slot], d->bk[b].open_row))
             set_pick(d, b, slot);
         else
-            d->stale[b / 64] &= ~(1ull << (b % 64));
+            clear_stale(d, b);
     } else {
         repick(d, b);
     }
@@ -579,7 +581,7 @@ void dram_push(dram *d, const mem_req *r)
     k->tail = i;
     if (!k->nq++)
         occ_set(d, b, 1);
-    int stood = !(d->stale[b / 64] >> (b % 64) & 1); /* b's pick was fresh */
+    int stood = !is_stale(d, b); /* b's pick was fresh */
     entries_changed(d, b);
     pushed_wake(d, b, i, stood);
     BUMP(d, requests, 1);
