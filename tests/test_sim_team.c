@@ -3,6 +3,7 @@
 #include "test.h"
 
 #include "base/base.h"
+#include "sim/sim_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -128,4 +129,44 @@ TEST(sim_team_memcpy_prefill_same_json)
     const char *runs[] = {"--threads=1", "--threads=2", "--threads=5"};
     same_json("copy_grid", runs, BASE_ARRAY_LEN(runs), "--memcpy_truncate_32bit=0",
               "\"L2_total_cache_accesses\": 1200,", "\"L2_total_cache_misses\": 0,");
+}
+
+/* The team's SM homes (sim_homes_rebalance): a thread that keeps taking its neighbour's
+ * tasks gets the SM on their border, one per look, never its neighbour's last; steals under
+ * the slack move nothing; every look starts the counts again. */
+static void steal(sim *g, uint32_t thief, uint32_t fwd, uint32_t back)
+{
+    atomic_store(&g->team.steals[thief].next, fwd);
+    atomic_store(&g->team.steals[thief + 1].prev, back);
+}
+
+TEST(sim_homes_follow_the_steals)
+{
+    enum { NSM = 5 };
+    sim *g = base_calloc(1, sizeof *g);
+    uint32_t home[NSM] = {0, 0, 0, 1, 1}, first[3] = {0, 3, NSM};
+    g->n_sm = NSM;
+    g->home_sm = home;
+    g->sm_first = first;
+    sim_team_init(&g->team, 2, 16);
+    steal(g, 0, SIM_REBALANCE_SLACK, 0); /* not more than the slack */
+    sim_homes_rebalance(g);
+    CHECK_EQ(first[1], 3);
+    steal(g, 0, 40, 3); /* thread 0 took thread 1's tasks: SM 3 moves to it */
+    sim_homes_rebalance(g);
+    CHECK_EQ(first[1], 4);
+    CHECK_EQ(home[3], 0);
+    CHECK_EQ(atomic_load(&g->team.steals[0].next), 0);
+    steal(g, 0, 40, 0); /* thread 1 keeps its last SM */
+    sim_homes_rebalance(g);
+    CHECK_EQ(first[1], 4);
+    CHECK_EQ(home[4], 1);
+    for (int i = 0; i < 3; i++) { /* the other way: back to thread 1, one SM a look */
+        steal(g, 0, 0, 100);
+        sim_homes_rebalance(g);
+    }
+    CHECK_EQ(first[1], 1);
+    CHECK(home[0] == 0 && home[1] == 1 && home[2] == 1 && home[3] == 1 && home[4] == 1);
+    sim_team_free(&g->team);
+    free(g);
 }

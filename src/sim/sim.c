@@ -254,14 +254,38 @@ uint32_t sim_task_owner(const sim *g, uint32_t i, uint32_t threads)
 /* The home threads of the SMs and channels for a team of `threads`. */
 static void homes_init(sim *g, uint32_t threads)
 {
-    g->home_sm = base_malloc(((size_t)g->n_sm + g->n_chan) * sizeof *g->home_sm);
+    g->home_sm = base_malloc(((size_t)g->n_sm + g->n_chan + threads + 1) * sizeof *g->home_sm);
     g->home_chan = g->home_sm + g->n_sm;
+    g->sm_first = g->home_chan + g->n_chan;
+    for (uint32_t t = 0; t <= threads; t++)
+        g->sm_first[t] = (uint32_t)(((uint64_t)t * g->n_sm + threads - 1) / threads);
     for (uint32_t s = 0; s < g->n_sm; s++)
         g->home_sm[s] = (uint32_t)((uint64_t)s * threads / g->n_sm);
     for (uint32_t c = 0; c < g->n_chan; c++)
         g->home_chan[c] = (uint32_t)((uint64_t)c * threads / g->n_chan);
 }
 #endif
+
+/* Host cores need not be equally fast (a virtual core may share its physical core with
+ * another tenant), and a thread on a slower core leaves tasks that a faster one steals. A
+ * stolen SM runs on a core whose cache does not hold it: on a 2-core host with one core 30%
+ * slower, an SM task cost 1.5-2x its single-thread time on either thread. So where a thread
+ * keeps taking tasks from a neighbour, the SM on their border moves to the taker: the split
+ * follows the cores' speeds and stealing becomes rare. Where each task runs never changes a
+ * result. */
+void sim_homes_rebalance(sim *g)
+{
+    sim_team *t = &g->team;
+    for (uint32_t k = 1; k < t->threads; k++) {
+        uint32_t fwd = atomic_exchange_explicit(&t->steals[k - 1].next, 0, memory_order_relaxed);
+        uint32_t back = atomic_exchange_explicit(&t->steals[k].prev, 0, memory_order_relaxed);
+        uint32_t *first = &g->sm_first[k];
+        if (fwd > back + SIM_REBALANCE_SLACK && *first + 1 < first[1])
+            g->home_sm[(*first)++] = k - 1;
+        else if (back > fwd + SIM_REBALANCE_SLACK && *first > first[-1] + 1)
+            g->home_sm[--*first] = k;
+    }
+}
 
 void sim_team_jobs(sim *g, uint32_t n, void (*fn)(sim *g, void *ctx, uint32_t i), void *ctx)
 {
@@ -466,6 +490,7 @@ static int run_parallel(sim *g, base_err *e, FILE *diag)
         sim_team_free(&g->team);
         free(g->home_sm);
         g->home_sm = g->home_chan = NULL;
+        g->sm_first = NULL;
         return rc;
     }
 #endif

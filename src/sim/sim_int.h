@@ -11,6 +11,10 @@ enum { CLK_CORE, CLK_ICNT, CLK_L2, CLK_DRAM, CLK_N };
 /* Per-unit slots that phase-B tasks write are this many ints apart: a cache line each, so
  * threads working on neighbouring units do not share one. */
 #define SIM_PAD 16
+/* Edges between two looks at the team's steals, and the excess of steals one way over the
+ * other at which an SM changes home (sim_homes_rebalance). */
+#define SIM_REBALANCE_EDGES 128u
+#define SIM_REBALANCE_SLACK 16u
 enum { RK_WAIT, RK_RUN, RK_DONE };
 enum { SIM_BG_IDLE, SIM_BG_POSTED, SIM_BG_RUNNING }; /* the read-ahead job (ahead.c) */
 
@@ -18,6 +22,12 @@ enum { SIM_BG_IDLE, SIM_BG_POSTED, SIM_BG_RUNNING }; /* the read-ahead job (ahea
 typedef struct sim_team_range {
     _Alignas(64) _Atomic uint64_t w; /* epoch, end and next task of one thread's range */
 } sim_team_range;
+
+/* Tasks one thread took from its neighbours' ranges (the threads before and after it), since
+ * the main thread last read them (sim_homes_rebalance). */
+typedef struct sim_team_steals {
+    _Alignas(64) _Atomic uint32_t prev, next;
+} sim_team_steals;
 
 typedef struct sim_team {
     /* the open epoch, the done count, the job word and the rest each on their own cache line
@@ -38,6 +48,8 @@ typedef struct sim_team {
     uint32_t epoch;             /* main thread only */
     unsigned mask;              /* the edge's clock domains, set before the ranges open */
     sim_team_range *range;      /* per thread */
+    sim_team_steals *steals;    /* per thread */
+    uint32_t edges;             /* edges run since the homes were last rebalanced */
     uint32_t *order;            /* the edge's task numbers, grouped by home thread */
     uint32_t *home;             /* per task of the edge: its home thread */
     uint32_t max_tasks;         /* what order and home hold */
@@ -123,6 +135,7 @@ struct sim {
     sim_team team;
     int use_team;              /* phase B goes to the team (threads > 1, team schedule) */
     uint32_t *home_sm, *home_chan; /* with the team: each SM's and channel's home thread */
+    uint32_t *sm_first;        /* threads + 1: thread t's SMs are sm_first[t] .. sm_first[t+1]-1 */
     uint32_t task_ahead, task_icnt, task_chan; /* phase B's tasks before the SMs' (sim.c) */
     /* a serial phase's own parallel job (sim_team_jobs): while set, the team's tasks are its */
     void (*job)(struct sim *g, void *ctx, uint32_t i);
@@ -191,6 +204,7 @@ void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me); /* task i of pha
 enum { SMF_PROG, SMF_OUT, SMF_DONE, SMF_CH_RAN, SMF_CH_DRAM, SMF_CH_L2, SMF_CH_REP, SMF_KINDS };
 uint64_t sim_smf_take(sim *g, int kind, uint32_t word); /* serial: OR of the threads' bits, cleared */
 uint32_t sim_task_owner(const sim *g, uint32_t i, uint32_t threads); /* its home thread */
+void sim_homes_rebalance(sim *g); /* main thread, between edges: SM homes follow the steals */
 /* Runs fn(g, ctx, i) for i in 0..n-1, on the team when it runs, else in order here. Each i
  * must write only state of its own that no other i reads. */
 void sim_team_jobs(sim *g, uint32_t n, void (*fn)(struct sim *g, void *ctx, uint32_t i),

@@ -48,10 +48,15 @@ void sim_team_init(sim_team *t, uint32_t threads, uint32_t max_tasks)
 {
     t->threads = threads;
     t->range = aligned_alloc(64, (size_t)threads * sizeof *t->range);
-    if (!t->range)
+    t->steals = aligned_alloc(64, (size_t)threads * sizeof *t->steals);
+    if (!t->range || !t->steals)
         base_panic("out of memory (thread team ranges)");
-    for (uint32_t i = 0; i < threads; i++)
+    for (uint32_t i = 0; i < threads; i++) {
         atomic_init(&t->range[i].w, 0);
+        atomic_init(&t->steals[i].prev, 0);
+        atomic_init(&t->steals[i].next, 0);
+    }
+    t->edges = 0;
     t->max_tasks = max_tasks;
     t->order = base_calloc(max_tasks, sizeof *t->order);
     t->home = base_calloc(max_tasks, sizeof *t->home);
@@ -66,6 +71,8 @@ void sim_team_init(sim_team *t, uint32_t threads, uint32_t max_tasks)
 void sim_team_free(sim_team *t)
 {
     free(t->range);
+    free(t->steals);
+    t->steals = NULL;
     free(t->order);
     free(t->home);
     free(t->count);
@@ -100,11 +107,15 @@ static uint32_t work(sim *g, sim_team *t, uint32_t me, uint32_t e)
         ran++;
     }
     for (uint32_t k = 1; k < t->threads; k++) {
-        uint32_t r = (me + k) % t->threads;
+        uint32_t r = (me + k) % t->threads, took = 0;
         while (take(t, r, e, 1, &j)) {
             sim_run_task(g, t->order[j], t->mask, me);
-            ran++;
+            took++;
         }
+        if (took && (r == me + 1 || r + 1 == me))
+            atomic_fetch_add_explicit(r > me ? &t->steals[me].next : &t->steals[me].prev, took,
+                                      memory_order_relaxed);
+        ran += took;
     }
     return ran;
 }
@@ -134,6 +145,10 @@ static void publish(sim *g, sim_team *t, uint32_t n)
 void sim_team_run(sim *g, uint32_t n, unsigned mask)
 {
     sim_team *t = &g->team;
+    if (!g->job && ++t->edges == SIM_REBALANCE_EDGES) {
+        sim_homes_rebalance(g);
+        t->edges = 0;
+    }
     t->mask = mask;
     atomic_store_explicit(&t->done, 0, memory_order_relaxed);
     publish(g, t, n);
