@@ -15,6 +15,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -31,6 +32,7 @@
 
 enum { MAX_THREADS = 32, MAX_EXTRA = 32, MAX_ARGV = 64, MAX_NOTES = 32, NOTE_LEN = 320 };
 enum { CFG_LEN = PATH_MAX + 64, LABEL_LEN = 128 };
+enum { MAX_CORES = 64, CORE_CHECK_RUNS = 3 };
 
 /* Shortest time we divide by: runs faster than the clock's useful resolution. */
 static const double MIN_SECONDS = 1e-6;
@@ -92,6 +94,7 @@ struct opts {
     const char *only;
     bool native;
     bool large;
+    bool core_check; /* time one workload pinned to each core before the rows */
     char *extra[MAX_EXTRA]; /* pieces of --extra, split at blanks */
     int n_extra;
 };
@@ -134,6 +137,10 @@ struct bench {
     int n_notes;
     char cpu_model[128], date[64], git[64], command[1024];
     long cores;
+    /* the core check: median CPU s of the check workload pinned to each core, and that
+     * core's speed relative to the fastest (1.0) */
+    int n_core, core_id[MAX_CORES];
+    double core_s[MAX_CORES], core_rel[MAX_CORES];
     double load_start, load_end; /* 1-minute load average: others' work skews the timings */
 };
 
@@ -251,6 +258,9 @@ static void usage(FILE *f)
         "                    least 4 CTAs per pair of SMs on the default GPU)\n"
         "  --extra ARGS      more arguments for every run, split at blanks; repeatable\n"
         "                    (e.g. --extra=--fast_forward=0)\n"
+        "  --no-core-check   skip timing synth/gather pinned to each core (done by default\n"
+        "                    when a thread count above 1 is asked for: a shared host's cores\n"
+        "                    can differ in speed, which caps any parallel speedup)\n"
         "  --help            this text\n");
 }
 
@@ -325,6 +335,8 @@ static int parse_one(struct opts *o, int argc, char **argv, int *i)
         return o->native = true, 0;
     if (strcmp(argv[*i], "--large") == 0)
         return o->large = true, 0;
+    if (strcmp(argv[*i], "--no-core-check") == 0)
+        return o->core_check = false, 0;
     return -1;
 }
 
@@ -333,7 +345,7 @@ static int parse_opts(struct opts *o, int argc, char **argv, long cores, int *ex
 {
     const char *env = getenv("LOCKSTEP_SHARED");
     *o = (struct opts){.repeats = 5, .json = "bench/results.json", .bin = "build/lockstep",
-                       .shared = env && *env ? env : "../shared"};
+                       .shared = env && *env ? env : "../shared", .core_check = true};
     default_threads(o, cores);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -904,6 +916,90 @@ static void measure_all(struct bench *b)
         derive(b, &b->rows[i]);
 }
 
+/* ---------------------------------------------------------------- core check */
+
+/* A shared host's virtual cores need not be equally fast (one may share its physical core
+ * with another tenant's busy thread): on the 2-core host of sessions 21-22 one core ran
+ * lockstep 35% slower than the other, every time. T threads can then gain at most the sum
+ * of the T fastest cores' speeds over the fastest one, whatever the simulator does, so the
+ * speedups are read against that ceiling. The harness pins itself to each core in turn (a
+ * spawned child inherits the affinity) and times the check workload there. */
+static const char CORE_CHECK_TRACE[] = "samples/synth/gather";
+
+static int core_sample(struct bench *b, int cpu, double *cpu_s)
+{
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0)
+        return -1;
+    char *argv[] = {(char *)b->o.bin, "run", (char *)CORE_CHECK_TRACE, NULL};
+    double v[CORE_CHECK_RUNS];
+    for (int k = 0; k < CORE_CHECK_RUNS; k++) {
+        struct sample s;
+        int st = run_child(argv, b->out_path, b->err_path, &s);
+        if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            return -1;
+        v[k] = s.user + s.sys;
+    }
+    *cpu_s = median(v, CORE_CHECK_RUNS);
+    fprintf(stderr, "lsbench: core check: cpu%-3d %.3f s cpu (median of %d)\n", cpu, *cpu_s,
+            CORE_CHECK_RUNS);
+    return 0;
+}
+
+static bool wants_parallel(const struct bench *b)
+{
+    for (int t = 0; t < b->o.n_threads; t++)
+        if (b->o.threads[t] > 1)
+            return true;
+    return false;
+}
+
+static void core_check(struct bench *b)
+{
+    cpu_set_t all;
+    if (!b->o.core_check || !wants_parallel(b) || sched_getaffinity(0, sizeof all, &all) != 0 ||
+        CPU_COUNT(&all) < 2)
+        return;
+    if (!is_dir(CORE_CHECK_TRACE)) {
+        note(b, "core check skipped: %s not found", CORE_CHECK_TRACE);
+        return;
+    }
+    for (int c = 0; c < CPU_SETSIZE && b->n_core < MAX_CORES; c++) {
+        double s;
+        if (!CPU_ISSET(c, &all))
+            continue;
+        if (core_sample(b, c, &s) != 0) {
+            note(b, "core check: cpu%d could not be timed", c);
+            continue;
+        }
+        b->core_id[b->n_core] = c;
+        b->core_s[b->n_core++] = s;
+    }
+    if (sched_setaffinity(0, sizeof all, &all) != 0)
+        note(b, "core check: could not restore the affinity: runs stay on one core");
+    double best = INFINITY;
+    for (int i = 0; i < b->n_core; i++)
+        best = b->core_s[i] < best ? b->core_s[i] : best;
+    for (int i = 0; i < b->n_core; i++)
+        b->core_rel[i] = clamp_s(best) / clamp_s(b->core_s[i]);
+}
+
+/* The most `threads` threads can gain over one thread on the fastest core: the sum of the
+ * largest relative speeds, one per thread. NAN without a core check. */
+static double core_ceiling(const struct bench *b, int threads)
+{
+    if (b->n_core < 2)
+        return NAN;
+    double rel[MAX_CORES], sum = 0;
+    memcpy(rel, b->core_rel, (size_t)b->n_core * sizeof *rel);
+    qsort(rel, (size_t)b->n_core, sizeof *rel, cmp_double);
+    for (int i = 0; i < threads && i < b->n_core; i++)
+        sum += rel[b->n_core - 1 - i];
+    return sum;
+}
+
 /* ---------------------------------------------------------------- table */
 
 static const char *fmt_count(uint64_t v, char *buf)
@@ -968,6 +1064,26 @@ static void print_row(const struct bench *b, const struct row *r)
            fmt_opt(r->x_accel_user, "%.1f", xu), fmt_opt(r->rss_ratio, "%.2f", rr));
 }
 
+/* The core check under the table: each core's time and speed, and the ceiling per thread
+ * count asked for. */
+static void print_cores(const struct bench *b)
+{
+    if (b->n_core < 2)
+        return;
+    printf("core check (%s pinned to each core, median CPU s of %d):", CORE_CHECK_TRACE,
+           CORE_CHECK_RUNS);
+    for (int i = 0; i < b->n_core; i++)
+        printf("%s cpu%d %.3f s (%.2f)", i ? "," : "", b->core_id[i], b->core_s[i], b->core_rel[i]);
+    printf("\nso no run can beat, over one thread on the fastest core:");
+    for (int t = 0, first = 1; t < b->o.n_threads; t++)
+        if (b->o.threads[t] > 1) {
+            printf("%s %d threads %.2fx", first ? "" : ",", b->o.threads[t],
+                   core_ceiling(b, b->o.threads[t]));
+            first = 0;
+        }
+    printf("\n");
+}
+
 static void print_table(const struct bench *b)
 {
     printf("\n| workload | threads | warp insts | cycles | wall s | CPU s | warp-inst/s | "
@@ -983,6 +1099,7 @@ static void print_table(const struct bench *b)
            "../shared/reference/README.md, +-30%%); synth samples against the paper's "
            "12.5K.\nload average at the end: %.2f (a busy host slows multi-thread runs most)\n",
            b->o.repeats, b->load_end);
+    print_cores(b);
 }
 
 /* ---------------------------------------------------------------- JSON */
@@ -1029,7 +1146,11 @@ static void json_host(FILE *f, const struct bench *b)
     json_kv_num(f, "load_average_start", b->load_start, ", ");
     json_kv_num(f, "load_average_end", b->load_end, "},\n  \"command\": ");
     json_str(f, b->command);
-    fprintf(f, ",\n  \"repeats\": %d,\n  \"notes\": [", b->o.repeats);
+    fprintf(f, ",\n  \"repeats\": %d,\n  \"core_check\": [", b->o.repeats);
+    for (int i = 0; i < b->n_core; i++)
+        fprintf(f, "%s{\"cpu\": %d, \"cpu_s\": %.6f, \"relative_speed\": %.4f}", i ? ", " : "",
+                b->core_id[i], b->core_s[i], b->core_rel[i]);
+    fputs("],\n  \"notes\": [", f);
     for (int i = 0; i < b->n_notes; i++) {
         fputs(i ? ", " : "", f);
         json_str(f, b->notes[i]);
@@ -1083,6 +1204,7 @@ static void json_row(FILE *f, const struct bench *b, const struct row *r)
         json_kv_num(f, "cycles_per_s", (double)r->cycles / r->wall, ", ");
         json_kv_num(f, "speedup", r->speedup, ", ");
         json_kv_num(f, "efficiency", r->speedup / r->threads, ", ");
+        json_kv_num(f, "core_ceiling", r->threads > 1 ? core_ceiling(b, r->threads) : NAN, ", ");
         json_kv_num(f, "x_accelsim_rate", r->x_accel, ", ");
         json_kv_num(f, "x_accelsim_rate_user", r->x_accel_user, ", ");
         json_kv_num(f, "rss_over_accelsim", r->rss_ratio, ",\n     ");
@@ -1174,6 +1296,7 @@ int main(int argc, char **argv)
     add_native_copies(&b);
     if (b.n_wl == 0)
         note(&b, "no workload to run");
+    core_check(&b);
     measure_all(&b);
     b.load_end = load_average();
     print_table(&b);
