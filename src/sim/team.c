@@ -153,6 +153,10 @@ void sim_team_run(sim *g, uint32_t n, unsigned mask)
     atomic_store_explicit(&t->done, 0, memory_order_relaxed);
     publish(g, t, n);
     uint32_t mine = work(g, t, 0, t->epoch);
+    /* waiting for a helper's last task counts as taking one from thread 1: the helpers hold
+     * more than their share */
+    if (atomic_load_explicit(&t->done, memory_order_acquire) + mine < n && !g->job)
+        atomic_fetch_add_explicit(&t->steals[0].next, 1, memory_order_relaxed);
     /* a helper holds a task: spin briefly, then yield, in case it shares our core */
     for (uint32_t k = 0; atomic_load_explicit(&t->done, memory_order_acquire) + mine < n; k++) {
         if (k < TEAM_SPINS_BEFORE_YIELD)
