@@ -49,10 +49,15 @@ int sim_ahead_wanted(const sim *g)
 }
 
 /* The producer: reads into rk's ring while it has room, the file goes on and no stop is asked. */
-static void fill(sim *g, run_kernel *rk)
+static int new_edge(sim *g, uint32_t epoch)
+{
+    return epoch != UINT32_MAX && atomic_load_explicit(&g->team.open, memory_order_relaxed) != epoch;
+}
+
+static void fill(sim *g, run_kernel *rk, uint32_t epoch)
 {
     while (!rk->ahead_end && atomic_load_explicit(&rk->ahead_n, memory_order_acquire) < rk->ahead_cap &&
-           !atomic_load_explicit(&g->team.bg_stop, memory_order_relaxed)) {
+           !atomic_load_explicit(&g->team.bg_stop, memory_order_relaxed) && !new_edge(g, epoch)) {
         uint32_t t = rk->ahead_tail;
         int rc = trace_next_cta(rk->kk.tk, &rk->ahead[t], &rk->ahead_err);
         if (rc <= 0) {
@@ -70,7 +75,7 @@ void sim_ahead_task(sim *g)
 {
     for (size_t i = 0; i < g->nrk; i++)
         if (wants_more(&g->rk[i]))
-            fill(g, &g->rk[i]);
+            fill(g, &g->rk[i], UINT32_MAX);
 }
 
 /* Main thread, team schedule: a background job for the kernels that want CTAs. */
@@ -97,9 +102,12 @@ void sim_ahead_bg(sim *g)
     if (!atomic_compare_exchange_strong_explicit(&t->bg, &want, SIM_BG_RUNNING, memory_order_acq_rel,
                                                  memory_order_relaxed))
         return;
+    /* the edges come first: the job ends at the first CTA read after a new edge opened (the
+     * main thread posts it again at its next core edge) */
+    uint32_t epoch = atomic_load_explicit(&t->open, memory_order_relaxed);
     for (size_t i = 0; i < t->bg_nrk; i++)
         if (g->rk[i].ahead_go)
-            fill(g, &g->rk[i]);
+            fill(g, &g->rk[i], epoch);
     atomic_store_explicit(&t->bg, SIM_BG_IDLE, memory_order_release);
 }
 
