@@ -32,7 +32,7 @@
 
 enum { MAX_THREADS = 32, MAX_EXTRA = 32, MAX_ARGV = 64, MAX_NOTES = 32, NOTE_LEN = 320 };
 enum { CFG_LEN = PATH_MAX + 64, LABEL_LEN = 128 };
-enum { MAX_CORES = 64, CORE_CHECK_RUNS = 3 };
+enum { MAX_CORES = 64 };
 
 /* Shortest time we divide by: runs faster than the clock's useful resolution. */
 static const double MIN_SECONDS = 1e-6;
@@ -94,7 +94,7 @@ struct opts {
     const char *only;
     bool native;
     bool large;
-    bool core_check; /* time one workload pinned to each core before the rows */
+    bool core_check; /* time one workload pinned to each core every round */
     char *extra[MAX_EXTRA]; /* pieces of --extra, split at blanks */
     int n_extra;
 };
@@ -122,6 +122,8 @@ struct row {
     double wall, cpu, user; /* medians */
     long rss_kb;      /* maximum */
     double speedup, x_accel, x_accel_user, rss_ratio; /* NAN: not applicable */
+    double speedup_even; /* the same over the rounds whose cores were even */
+    int n_even;
 };
 
 struct bench {
@@ -137,9 +139,12 @@ struct bench {
     int n_notes;
     char cpu_model[128], date[64], git[64], command[1024];
     long cores;
-    /* the core check: median CPU s of the check workload pinned to each core, and that
-     * core's speed relative to the fastest (1.0) */
+    /* the core check: each round's CPU s of the check workload pinned to each core
+     * (core_round[round * n_core + i]), each core's median and its speed relative to the
+     * fastest (1.0), and each round's slowest core relative to its fastest */
+    cpu_set_t cpus;
     int n_core, core_id[MAX_CORES];
+    double *core_round, *round_even;
     double core_s[MAX_CORES], core_rel[MAX_CORES];
     double load_start, load_end; /* 1-minute load average: others' work skews the timings */
 };
@@ -258,9 +263,11 @@ static void usage(FILE *f)
         "                    least 4 CTAs per pair of SMs on the default GPU)\n"
         "  --extra ARGS      more arguments for every run, split at blanks; repeatable\n"
         "                    (e.g. --extra=--fast_forward=0)\n"
-        "  --no-core-check   skip timing synth/gather pinned to each core (done by default\n"
-        "                    when a thread count above 1 is asked for: a shared host's cores\n"
-        "                    can differ in speed, which caps any parallel speedup)\n"
+        "  --no-core-check   do not time synth/gather pinned to each core at the start of\n"
+        "                    every round (done when a thread count above 1 is asked for: a\n"
+        "                    shared host's cores can differ in speed, and that caps any\n"
+        "                    parallel speedup; the table adds the speedup over the rounds\n"
+        "                    whose cores were even)\n"
         "  --help            this text\n");
 }
 
@@ -834,6 +841,117 @@ static int one_run(struct bench *b, struct workload *w, struct row *r, int rep)
     return 0;
 }
 
+/* ---------------------------------------------------------------- core check */
+
+/* A shared host's virtual cores need not be equally fast, nor stay so: on the 2-core host of
+ * sessions 21-22 one core ran lockstep at 0.69-0.72 of the other's speed for minutes at a
+ * time (another tenant on its sibling thread, most likely), then at 0.97-1.0 again. T threads
+ * can gain at most the sum of the T fastest cores' speeds over the fastest one, whatever the
+ * simulator does. So each round of runs starts by timing the check workload pinned to each
+ * core (the harness pins itself; a spawned child inherits the affinity), and each row's
+ * speedup is reported over all rounds and over the rounds whose cores were even. */
+static const char CORE_CHECK_TRACE[] = "samples/synth/gather";
+static const double EVEN_CORES = 0.9; /* slowest core's speed over the fastest's */
+
+static int core_time(struct bench *b, int cpu, double *cpu_s)
+{
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0)
+        return -1;
+    char *argv[] = {(char *)b->o.bin, "run", (char *)CORE_CHECK_TRACE, NULL};
+    struct sample s;
+    int st = run_child(argv, b->out_path, b->err_path, &s);
+    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return -1;
+    *cpu_s = s.user + s.sys;
+    return 0;
+}
+
+static bool wants_parallel(const struct bench *b)
+{
+    for (int t = 0; t < b->o.n_threads; t++)
+        if (b->o.threads[t] > 1)
+            return true;
+    return false;
+}
+
+/* The cores to check (this process's affinity), unless the check is off or pointless. */
+static void core_list(struct bench *b)
+{
+    if (!b->o.core_check || !wants_parallel(b) || sched_getaffinity(0, sizeof b->cpus, &b->cpus) != 0 ||
+        CPU_COUNT(&b->cpus) < 2)
+        return;
+    if (!is_dir(CORE_CHECK_TRACE)) {
+        note(b, "core check skipped: %s not found", CORE_CHECK_TRACE);
+        return;
+    }
+    for (int c = 0; c < CPU_SETSIZE && b->n_core < MAX_CORES; c++)
+        if (CPU_ISSET(c, &b->cpus))
+            b->core_id[b->n_core++] = c;
+    b->core_round = xmalloc((size_t)b->o.repeats * (size_t)b->n_core * sizeof *b->core_round);
+}
+
+/* Round rep's check: one pinned run per core; round_even[rep] is the slowest core's speed
+ * over the fastest's (NAN when a core could not be timed). */
+static void core_round(struct bench *b, int rep)
+{
+    double *t = b->core_round + (size_t)rep * (size_t)b->n_core, lo = INFINITY, hi = 0;
+    b->round_even[rep] = NAN;
+    if (b->n_core < 2)
+        return;
+    for (int i = 0; i < b->n_core; i++) {
+        if (core_time(b, b->core_id[i], &t[i]) != 0) {
+            note(b, "core check: cpu%d could not be timed", b->core_id[i]);
+            t[i] = NAN;
+            continue;
+        }
+        lo = t[i] < lo ? t[i] : lo;
+        hi = t[i] > hi ? t[i] : hi;
+    }
+    if (sched_setaffinity(0, sizeof b->cpus, &b->cpus) != 0)
+        note(b, "core check: could not restore the affinity: runs stay on one core");
+    if (hi > 0 && isfinite(lo))
+        b->round_even[rep] = clamp_s(lo) / clamp_s(hi);
+    fprintf(stderr, "lsbench: core check, round %d: slowest core at %.2f of the fastest\n", rep + 1,
+            b->round_even[rep]);
+}
+
+/* Each core's median time over the rounds, and its speed relative to the fastest. */
+static void core_summary(struct bench *b)
+{
+    double v[64], best = INFINITY;
+    int n = b->o.repeats < 64 ? b->o.repeats : 64;
+    for (int i = 0; i < b->n_core; i++) {
+        int m = 0;
+        for (int k = 0; k < n; k++) {
+            double x = b->core_round[(size_t)k * (size_t)b->n_core + (size_t)i];
+            if (!isnan(x))
+                v[m++] = x;
+        }
+        b->core_s[i] = m ? median(v, m) : NAN;
+        if (m && b->core_s[i] < best)
+            best = b->core_s[i];
+    }
+    for (int i = 0; i < b->n_core; i++)
+        b->core_rel[i] = clamp_s(best) / clamp_s(b->core_s[i]);
+}
+
+/* The most `threads` threads can gain over one thread on the fastest core: the sum of the
+ * largest relative speeds, one per thread. NAN without a core check. */
+static double core_ceiling(const struct bench *b, int threads)
+{
+    if (b->n_core < 2)
+        return NAN;
+    double rel[MAX_CORES], sum = 0;
+    memcpy(rel, b->core_rel, (size_t)b->n_core * sizeof *rel);
+    qsort(rel, (size_t)b->n_core, sizeof *rel, cmp_double);
+    for (int i = 0; i < threads && i < b->n_core; i++)
+        sum += rel[b->n_core - 1 - i];
+    return sum;
+}
+
 /* ---------------------------------------------------------------- rows */
 
 static void summarise(struct row *r)
@@ -857,7 +975,7 @@ static void summarise(struct row *r)
 static void row_init(struct bench *b, int w, int threads, struct row *r)
 {
     *r = (struct row){.w = w, .threads = threads, .speedup = NAN, .x_accel = NAN, .x_accel_user = NAN,
-                      .rss_ratio = NAN};
+                      .rss_ratio = NAN, .speedup_even = NAN};
     r->s = xmalloc((size_t)b->o.repeats * sizeof *r->s);
 }
 
@@ -867,6 +985,25 @@ static const struct row *one_thread_row(const struct bench *b, int w)
         if (b->rows[i].w == w && b->rows[i].threads == 1 && !b->rows[i].failed)
             return &b->rows[i];
     return NULL;
+}
+
+/* Speedup: the median over rounds of the 1-thread run's wall time over this row's in the
+ * same round (adjacent runs see the same host, where the host's speed drifts between
+ * rounds), and the same over the rounds whose cores were even (core check). */
+static void paired_speedup(const struct bench *b, const struct row *one, struct row *r)
+{
+    int n = one->n < r->n ? one->n : r->n, m = 0;
+    double *all = xmalloc((size_t)(n + 1) * sizeof *all), *even = xmalloc((size_t)(n + 1) * sizeof *even);
+    for (int k = 0; k < n; k++) {
+        all[k] = clamp_s(one->s[k].wall) / clamp_s(r->s[k].wall);
+        if (b->round_even[k] >= EVEN_CORES)
+            even[m++] = all[k];
+    }
+    r->speedup = n ? median(all, n) : NAN;
+    r->speedup_even = m ? median(even, m) : NAN;
+    r->n_even = m;
+    free(all);
+    free(even);
 }
 
 /* Accel-Sim is single-threaded and its rate is per user CPU second: the ratio is taken from
@@ -880,7 +1017,7 @@ static void derive(struct bench *b, struct row *r)
     const struct row *one = one_thread_row(b, r->w);
     const struct accel_ref *ref = b->wl[r->w].ref;
     if (one)
-        r->speedup = one->wall / r->wall;
+        paired_speedup(b, one, r);
     if (r->threads == 1) {
         r->x_accel = (double)r->winsts / r->cpu / ref->rate;
         /* user time is accounted in ticks: a run under 10 ms of it has no usable figure */
@@ -900,12 +1037,18 @@ static void measure_all(struct bench *b)
     /* Each round runs every row once. A shared host's speed drifts by tens of percent over
      * minutes; with a row's repeats back to back, whichever row ran in a slow spell looked
      * slow (a trace and its native copy once differed by 40% that way). */
-    for (int rep = 0; rep < b->o.repeats; rep++)
+    b->round_even = xmalloc((size_t)b->o.repeats * sizeof *b->round_even);
+    core_list(b);
+    for (int rep = 0; rep < b->o.repeats; rep++) {
+        core_round(b, rep);
         for (int i = 0; i < b->n_rows; i++) {
             struct row *r = &b->rows[i];
             if (!r->failed)
                 r->failed = one_run(b, &b->wl[r->w], r, rep) != 0;
         }
+    }
+    if (b->n_core >= 2)
+        core_summary(b);
     for (int i = 0; i < b->n_rows; i++) {
         if (b->rows[i].failed)
             b->errors++;
@@ -914,90 +1057,6 @@ static void measure_all(struct bench *b)
     }
     for (int i = 0; i < b->n_rows; i++)
         derive(b, &b->rows[i]);
-}
-
-/* ---------------------------------------------------------------- core check */
-
-/* A shared host's virtual cores need not be equally fast (one may share its physical core
- * with another tenant's busy thread): on the 2-core host of sessions 21-22 one core ran
- * lockstep 35% slower than the other, every time. T threads can then gain at most the sum
- * of the T fastest cores' speeds over the fastest one, whatever the simulator does, so the
- * speedups are read against that ceiling. The harness pins itself to each core in turn (a
- * spawned child inherits the affinity) and times the check workload there. */
-static const char CORE_CHECK_TRACE[] = "samples/synth/gather";
-
-static int core_sample(struct bench *b, int cpu, double *cpu_s)
-{
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    if (sched_setaffinity(0, sizeof one, &one) != 0)
-        return -1;
-    char *argv[] = {(char *)b->o.bin, "run", (char *)CORE_CHECK_TRACE, NULL};
-    double v[CORE_CHECK_RUNS];
-    for (int k = 0; k < CORE_CHECK_RUNS; k++) {
-        struct sample s;
-        int st = run_child(argv, b->out_path, b->err_path, &s);
-        if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-            return -1;
-        v[k] = s.user + s.sys;
-    }
-    *cpu_s = median(v, CORE_CHECK_RUNS);
-    fprintf(stderr, "lsbench: core check: cpu%-3d %.3f s cpu (median of %d)\n", cpu, *cpu_s,
-            CORE_CHECK_RUNS);
-    return 0;
-}
-
-static bool wants_parallel(const struct bench *b)
-{
-    for (int t = 0; t < b->o.n_threads; t++)
-        if (b->o.threads[t] > 1)
-            return true;
-    return false;
-}
-
-static void core_check(struct bench *b)
-{
-    cpu_set_t all;
-    if (!b->o.core_check || !wants_parallel(b) || sched_getaffinity(0, sizeof all, &all) != 0 ||
-        CPU_COUNT(&all) < 2)
-        return;
-    if (!is_dir(CORE_CHECK_TRACE)) {
-        note(b, "core check skipped: %s not found", CORE_CHECK_TRACE);
-        return;
-    }
-    for (int c = 0; c < CPU_SETSIZE && b->n_core < MAX_CORES; c++) {
-        double s;
-        if (!CPU_ISSET(c, &all))
-            continue;
-        if (core_sample(b, c, &s) != 0) {
-            note(b, "core check: cpu%d could not be timed", c);
-            continue;
-        }
-        b->core_id[b->n_core] = c;
-        b->core_s[b->n_core++] = s;
-    }
-    if (sched_setaffinity(0, sizeof all, &all) != 0)
-        note(b, "core check: could not restore the affinity: runs stay on one core");
-    double best = INFINITY;
-    for (int i = 0; i < b->n_core; i++)
-        best = b->core_s[i] < best ? b->core_s[i] : best;
-    for (int i = 0; i < b->n_core; i++)
-        b->core_rel[i] = clamp_s(best) / clamp_s(b->core_s[i]);
-}
-
-/* The most `threads` threads can gain over one thread on the fastest core: the sum of the
- * largest relative speeds, one per thread. NAN without a core check. */
-static double core_ceiling(const struct bench *b, int threads)
-{
-    if (b->n_core < 2)
-        return NAN;
-    double rel[MAX_CORES], sum = 0;
-    memcpy(rel, b->core_rel, (size_t)b->n_core * sizeof *rel);
-    qsort(rel, (size_t)b->n_core, sizeof *rel, cmp_double);
-    for (int i = 0; i < threads && i < b->n_core; i++)
-        sum += rel[b->n_core - 1 - i];
-    return sum;
 }
 
 /* ---------------------------------------------------------------- table */
@@ -1050,16 +1109,17 @@ static const char *fmt_ref(const struct accel_ref *ref, char *buf)
 static void print_row(const struct bench *b, const struct row *r)
 {
     const struct workload *w = &b->wl[r->w];
-    char wi[32], cy[32], wr[32], cr[32], sp[32], ef[32], xa[32], xu[32], rr[32], ref[64];
+    char wi[32], cy[32], wr[32], cr[32], sp[32], ef[32], se[32], xa[32], xu[32], rr[32], ref[64];
     if (r->failed) {
-        printf("| %s | %d | FAILED | | | | | | | | | | | | |\n", w->label, r->threads);
+        printf("| %s | %d | FAILED | | | | | | | | | | | | | |\n", w->label, r->threads);
         return;
     }
-    printf("| %s | %d | %s | %s | %.3f | %.3f | %s | %s | %.1f | %s | %s | %s | %s | %s | %s |\n",
+    printf("| %s | %d | %s | %s | %.3f | %.3f | %s | %s | %.1f | %s | %s | %s | %s | %s | %s | %s |\n",
            w->label, r->threads, fmt_count(r->winsts, wi), fmt_count(r->cycles, cy), r->wall,
            r->cpu, fmt_rate((double)r->winsts / r->wall, wr),
            fmt_rate((double)r->cycles / r->wall, cr), (double)r->rss_kb / 1024.0,
            fmt_opt(r->speedup, "%.2f", sp), fmt_opt(r->speedup / r->threads * 100, "%.0f%%", ef),
+           fmt_opt(r->threads > 1 ? r->speedup_even : NAN, "%.2f", se),
            fmt_ref(w->ref, ref), fmt_opt(r->x_accel, "%.1f", xa),
            fmt_opt(r->x_accel_user, "%.1f", xu), fmt_opt(r->rss_ratio, "%.2f", rr));
 }
@@ -1070,11 +1130,18 @@ static void print_cores(const struct bench *b)
 {
     if (b->n_core < 2)
         return;
-    printf("core check (%s pinned to each core, median CPU s of %d):", CORE_CHECK_TRACE,
-           CORE_CHECK_RUNS);
+    int even = 0;
+    for (int k = 0; k < b->o.repeats; k++)
+        even += b->round_even[k] >= EVEN_CORES;
+    printf("core check (%s pinned to each core at the start of every round; median CPU s):",
+           CORE_CHECK_TRACE);
     for (int i = 0; i < b->n_core; i++)
         printf("%s cpu%d %.3f s (%.2f)", i ? "," : "", b->core_id[i], b->core_s[i], b->core_rel[i]);
-    printf("\nso no run can beat, over one thread on the fastest core:");
+    printf("\nslowest core over the fastest, per round:");
+    for (int k = 0; k < b->o.repeats; k++)
+        printf(" %.2f", b->round_even[k]);
+    printf(" (%d of %d rounds at %.2f or more: \"even\")\nwith the median speeds, no run can "
+           "beat, over one thread on the fastest core:", even, b->o.repeats, EVEN_CORES);
     for (int t = 0, first = 1; t < b->o.n_threads; t++)
         if (b->o.threads[t] > 1) {
             printf("%s %d threads %.2fx", first ? "" : ",", b->o.threads[t],
@@ -1087,13 +1154,15 @@ static void print_cores(const struct bench *b)
 static void print_table(const struct bench *b)
 {
     printf("\n| workload | threads | warp insts | cycles | wall s | CPU s | warp-inst/s | "
-           "cycles/s | peak RSS MB | speedup | efficiency | Accel-Sim warp-inst/s | "
-           "× Accel-Sim rate | × (user s) | RSS ÷ Accel-Sim RSS |\n");
-    printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+           "cycles/s | peak RSS MB | speedup | efficiency | speedup, even cores | "
+           "Accel-Sim warp-inst/s | × Accel-Sim rate | × (user s) | RSS ÷ Accel-Sim RSS |\n");
+    printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int i = 0; i < b->n_rows; i++)
         print_row(b, &b->rows[i]);
     printf("\nwall and CPU (user+sys) s: medians of %d runs; rates per median wall second; "
-           "peak RSS: maximum over the runs.\n× Accel-Sim rate: 1-thread warp insts / median "
+           "peak RSS: maximum over the runs.\nspeedup: median over rounds of the 1-thread wall "
+           "time over this row's in the same round; even cores: the same over the rounds whose "
+           "core check found the cores even.\n× Accel-Sim rate: 1-thread warp insts / median "
            "CPU s, divided by Accel-Sim's warp insts / user s (single-threaded;\n"
            "× (user s): the same per median user s, the reference's own definition; "
            "../shared/reference/README.md, +-30%%); synth samples against the paper's "
@@ -1146,11 +1215,24 @@ static void json_host(FILE *f, const struct bench *b)
     json_kv_num(f, "load_average_start", b->load_start, ", ");
     json_kv_num(f, "load_average_end", b->load_end, "},\n  \"command\": ");
     json_str(f, b->command);
-    fprintf(f, ",\n  \"repeats\": %d,\n  \"core_check\": [", b->o.repeats);
-    for (int i = 0; i < b->n_core; i++)
-        fprintf(f, "%s{\"cpu\": %d, \"cpu_s\": %.6f, \"relative_speed\": %.4f}", i ? ", " : "",
-                b->core_id[i], b->core_s[i], b->core_rel[i]);
-    fputs("],\n  \"notes\": [", f);
+    fprintf(f, ",\n  \"repeats\": %d,\n  \"core_check\": {\"workload\": ", b->o.repeats);
+    json_str(f, CORE_CHECK_TRACE);
+    fputs(", \"cores\": [", f);
+    for (int i = 0; i < b->n_core; i++) {
+        fprintf(f, "%s{\"cpu\": %d, \"median_cpu_s\": %.6f, \"relative_speed\": %.4f, \"cpu_s\": [",
+                i ? ", " : "", b->core_id[i], b->core_s[i], b->core_rel[i]);
+        for (int k = 0; k < b->o.repeats; k++) {
+            fputs(k ? ", " : "", f);
+            json_num(f, b->core_round[(size_t)k * (size_t)b->n_core + (size_t)i]);
+        }
+        fputs("]}", f);
+    }
+    fputs("], \"round_slowest_over_fastest\": [", f);
+    for (int k = 0; k < b->o.repeats && b->n_core >= 2; k++) {
+        fputs(k ? ", " : "", f);
+        json_num(f, b->round_even[k]);
+    }
+    fputs("]},\n  \"notes\": [", f);
     for (int i = 0; i < b->n_notes; i++) {
         fputs(i ? ", " : "", f);
         json_str(f, b->notes[i]);
@@ -1204,6 +1286,8 @@ static void json_row(FILE *f, const struct bench *b, const struct row *r)
         json_kv_num(f, "cycles_per_s", (double)r->cycles / r->wall, ", ");
         json_kv_num(f, "speedup", r->speedup, ", ");
         json_kv_num(f, "efficiency", r->speedup / r->threads, ", ");
+        json_kv_num(f, "speedup_even_cores", r->threads > 1 ? r->speedup_even : NAN, ", ");
+        fprintf(f, "\"rounds_even_cores\": %d, ", r->threads > 1 ? r->n_even : 0);
         json_kv_num(f, "core_ceiling", r->threads > 1 ? core_ceiling(b, r->threads) : NAN, ", ");
         json_kv_num(f, "x_accelsim_rate", r->x_accel, ", ");
         json_kv_num(f, "x_accelsim_rate_user", r->x_accel_user, ", ");
@@ -1257,6 +1341,8 @@ static void cleanup(struct bench *b)
         free(b->rows[i].s);
     free(b->wl);
     free(b->rows);
+    free(b->core_round);
+    free(b->round_even);
 }
 
 static int setup(struct bench *b)
@@ -1296,7 +1382,6 @@ int main(int argc, char **argv)
     add_native_copies(&b);
     if (b.n_wl == 0)
         note(&b, "no workload to run");
-    core_check(&b);
     measure_all(&b);
     b.load_end = load_average();
     print_table(&b);
