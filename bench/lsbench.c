@@ -15,7 +15,9 @@
 #include <ftw.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -144,7 +146,7 @@ struct bench {
      * fastest (1.0), and each round's slowest core relative to its fastest */
     cpu_set_t cpus;
     int n_core, core_id[MAX_CORES];
-    double *core_round, *round_even;
+    double *core_round, *round_even, *round_trip; /* round_trip: ns, first two cores */
     double core_s[MAX_CORES], core_rel[MAX_CORES];
     double load_start, load_end; /* 1-minute load average: others' work skews the timings */
 };
@@ -893,12 +895,62 @@ static void core_list(struct bench *b)
     b->core_round = xmalloc((size_t)b->o.repeats * (size_t)b->n_core * sizeof *b->core_round);
 }
 
+/* The round trip of one cache line between the first two cores, in ns: the team of a
+ * parallel run hands over a few lines per clock edge, and on the development host this took
+ * 500-660 ns in the hours the 2-thread speedups were 1.3-1.5x. */
+enum { PINGS = 20000 };
+
+struct ping {
+    _Atomic long flag;
+    int cpu;
+};
+
+static void pin_self(int cpu)
+{
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    (void)pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+}
+
+static void *pong(void *arg)
+{
+    struct ping *p = arg;
+    pin_self(p->cpu);
+    for (long i = 1; i <= PINGS; i++) {
+        while (atomic_load_explicit(&p->flag, memory_order_acquire) != 2 * i - 1)
+            ;
+        atomic_store_explicit(&p->flag, 2 * i, memory_order_release);
+    }
+    return NULL;
+}
+
+static double round_trip_ns(const struct bench *b)
+{
+    static struct ping p; /* one line of its own is not needed: nothing else is touched */
+    atomic_store(&p.flag, 0);
+    p.cpu = b->core_id[1];
+    pthread_t t;
+    pin_self(b->core_id[0]);
+    if (pthread_create(&t, NULL, pong, &p) != 0)
+        return NAN;
+    double t0 = now_s();
+    for (long i = 1; i <= PINGS; i++) {
+        atomic_store_explicit(&p.flag, 2 * i - 1, memory_order_release);
+        while (atomic_load_explicit(&p.flag, memory_order_acquire) != 2 * i)
+            ;
+    }
+    double dt = now_s() - t0;
+    pthread_join(t, NULL);
+    return dt / PINGS * 1e9;
+}
+
 /* Round rep's check: one pinned run per core; round_even[rep] is the slowest core's speed
  * over the fastest's (NAN when a core could not be timed). */
 static void core_round(struct bench *b, int rep)
 {
     double *t = b->core_round + (size_t)rep * (size_t)b->n_core, lo = INFINITY, hi = 0;
-    b->round_even[rep] = NAN;
+    b->round_even[rep] = b->round_trip[rep] = NAN;
     if (b->n_core < 2)
         return;
     for (int i = 0; i < b->n_core; i++) {
@@ -910,12 +962,14 @@ static void core_round(struct bench *b, int rep)
         lo = t[i] < lo ? t[i] : lo;
         hi = t[i] > hi ? t[i] : hi;
     }
+    b->round_trip[rep] = round_trip_ns(b);
     if (sched_setaffinity(0, sizeof b->cpus, &b->cpus) != 0)
         note(b, "core check: could not restore the affinity: runs stay on one core");
     if (hi > 0 && isfinite(lo))
         b->round_even[rep] = clamp_s(lo) / clamp_s(hi);
-    fprintf(stderr, "lsbench: core check, round %d: slowest core at %.2f of the fastest\n", rep + 1,
-            b->round_even[rep]);
+    fprintf(stderr, "lsbench: core check, round %d: slowest core at %.2f of the fastest; round "
+            "trip cpu%d-cpu%d %.0f ns\n", rep + 1, b->round_even[rep], b->core_id[0],
+            b->core_id[1], b->round_trip[rep]);
 }
 
 /* Each core's median time over the rounds, and its speed relative to the fastest. */
@@ -1038,6 +1092,7 @@ static void measure_all(struct bench *b)
      * minutes; with a row's repeats back to back, whichever row ran in a slow spell looked
      * slow (a trace and its native copy once differed by 40% that way). */
     b->round_even = xmalloc((size_t)b->o.repeats * sizeof *b->round_even);
+    b->round_trip = xmalloc((size_t)b->o.repeats * sizeof *b->round_trip);
     core_list(b);
     for (int rep = 0; rep < b->o.repeats; rep++) {
         core_round(b, rep);
@@ -1140,8 +1195,11 @@ static void print_cores(const struct bench *b)
     printf("\nslowest core over the fastest, per round:");
     for (int k = 0; k < b->o.repeats; k++)
         printf(" %.2f", b->round_even[k]);
-    printf(" (%d of %d rounds at %.2f or more: \"even\")\nwith the median speeds, no run can "
-           "beat, over one thread on the fastest core:", even, b->o.repeats, EVEN_CORES);
+    printf(" (%d of %d rounds at %.2f or more: \"even\")\nround trip of a cache line, cpu%d-cpu%d, "
+           "per round (ns):", even, b->o.repeats, EVEN_CORES, b->core_id[0], b->core_id[1]);
+    for (int k = 0; k < b->o.repeats; k++)
+        printf(" %.0f", b->round_trip[k]);
+    printf("\nwith the median speeds, no run can beat, over one thread on the fastest core:");
     for (int t = 0, first = 1; t < b->o.n_threads; t++)
         if (b->o.threads[t] > 1) {
             printf("%s %d threads %.2fx", first ? "" : ",", b->o.threads[t],
@@ -1231,6 +1289,11 @@ static void json_host(FILE *f, const struct bench *b)
     for (int k = 0; k < b->o.repeats && b->n_core >= 2; k++) {
         fputs(k ? ", " : "", f);
         json_num(f, b->round_even[k]);
+    }
+    fputs("], \"round_trip_ns\": [", f);
+    for (int k = 0; k < b->o.repeats && b->n_core >= 2; k++) {
+        fputs(k ? ", " : "", f);
+        json_num(f, b->round_trip[k]);
     }
     fputs("]},\n  \"notes\": [", f);
     for (int i = 0; i < b->n_notes; i++) {
@@ -1343,6 +1406,7 @@ static void cleanup(struct bench *b)
     free(b->rows);
     free(b->core_round);
     free(b->round_even);
+    free(b->round_trip);
 }
 
 static int setup(struct bench *b)

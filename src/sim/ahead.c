@@ -5,9 +5,10 @@
  * kernel keeps a ring of CTAs read in advance; issue swaps a ready CTA into the SM's slot.
  *
  * With the thread team the ring is filled in the background: the main thread posts a job at a
- * core edge, one helper takes it and reads until the rings are full, while the edges go on
- * without it (an edge waits for its own tasks only, and one long read inside an edge would
- * hold every thread up). The ring is then single-producer single-consumer: the producer owns
+ * core edge, one helper takes it and reads until the rings are full or a new edge opened (it
+ * then takes its tasks of that edge; the job is posted again at the next core edge), while
+ * the edges go on without it (an edge waits for its own tasks only, and one long read inside
+ * an edge would hold every thread up). The ring is then single-producer single-consumer: the producer owns
  * the tail and the consumer the head, and the count is the only word both change. The main
  * thread touches a reader (or its dictionary) only while no job runs: before a direct read,
  * before decoding static instructions a CTA added, and before a kernel's end, it cancels a
