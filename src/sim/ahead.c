@@ -8,8 +8,9 @@
  * core edge, one helper takes it and reads until the rings are full or a new edge opened (it
  * then takes its tasks of that edge; the job is posted again at the next core edge), while
  * the edges go on without it (an edge waits for its own tasks only, and one long read inside
- * an edge would hold every thread up). The ring is then single-producer single-consumer: the producer owns
- * the tail and the consumer the head, and the count is the only word both change. The main
+ * an edge would hold every thread up). The ring is then single-producer single-consumer: the
+ * producer owns the tail and the consumer the head, and the count is the only word both
+ * change. The main
  * thread touches a reader (or its dictionary) only while no job runs: before a direct read,
  * before decoding static instructions a CTA added, and before a kernel's end, it cancels a
  * job not yet taken or waits for the running one (asking it to stop after its current CTA).
@@ -49,12 +50,14 @@ int sim_ahead_wanted(const sim *g)
     return 0;
 }
 
-/* The producer: reads into rk's ring while it has room, the file goes on and no stop is asked. */
+/* An edge newer than `epoch` opened (UINT32_MAX: the phase-B task, which never yields). */
 static int new_edge(sim *g, uint32_t epoch)
 {
     return epoch != UINT32_MAX && atomic_load_explicit(&g->team.open, memory_order_relaxed) != epoch;
 }
 
+/* The producer: reads into rk's ring while it has room, the file goes on, no stop is asked
+ * and no edge after `epoch` opened. */
 static void fill(sim *g, run_kernel *rk, uint32_t epoch)
 {
     while (!rk->ahead_end && atomic_load_explicit(&rk->ahead_n, memory_order_acquire) < rk->ahead_cap &&

@@ -251,7 +251,8 @@ uint32_t sim_task_owner(const sim *g, uint32_t i, uint32_t threads)
 }
 
 #ifdef _OPENMP
-/* The home threads of the SMs and channels for a team of `threads`. */
+/* The home threads of the SMs and channels for a team of `threads`: equal blocks to start
+ * with (the SM blocks' borders move later: sim_homes_rebalance). */
 static void homes_init(sim *g, uint32_t threads)
 {
     g->home_sm = base_malloc(((size_t)g->n_sm + g->n_chan + threads + 1) * sizeof *g->home_sm);
@@ -268,11 +269,9 @@ static void homes_init(sim *g, uint32_t threads)
 
 /* Host cores need not be equally fast (a virtual core may share its physical core with
  * another tenant), and a thread on a slower core leaves tasks that a faster one steals. A
- * stolen SM runs on a core whose cache does not hold it: on a 2-core host with one core 30%
- * slower, an SM task cost 1.5-2x its single-thread time on either thread. So where a thread
- * keeps taking tasks from a neighbour, the SM on their border moves to the taker: the split
- * follows the cores' speeds and stealing becomes rare. Where each task runs never changes a
- * result. */
+ * stolen SM runs on a core whose cache does not hold it. So where a thread keeps taking
+ * tasks from a neighbour, the SM on their border moves to the taker: the split follows the
+ * cores' speeds and stealing becomes rare. Where each task runs never changes a result. */
 void sim_homes_rebalance(sim *g)
 {
     sim_team *t = &g->team;

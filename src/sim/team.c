@@ -11,7 +11,10 @@
  * of its range and, when that is empty, steals from the back of the others'. An SM so runs on
  * the same core edge after edge and its state stays in that core's cache; with a shared task
  * counter every SM wandered between cores, which cost a third more time in the SM code itself
- * on two threads, and every claim fought over one cache line.
+ * on two threads, and every claim fought over one cache line. Each thread counts the tasks it
+ * took from its neighbours (and the main thread the edges it waited for a helper), and every
+ * SIM_REBALANCE_EDGES edges the SM blocks' borders move toward the takers
+ * (sim_homes_rebalance): cores of unequal speed get unequal blocks.
  *
  * A range is one word per thread (epoch, end, next), on its own cache line, changed by
  * compare-and-swap: a claim can only succeed on the epoch it read, so a late helper never takes
@@ -155,7 +158,7 @@ void sim_team_run(sim *g, uint32_t n, unsigned mask)
     uint32_t mine = work(g, t, 0, t->epoch);
     /* waiting for a helper's last task counts as taking one from thread 1: the helpers hold
      * more than their share */
-    if (atomic_load_explicit(&t->done, memory_order_acquire) + mine < n && !g->job)
+    if (!g->job && atomic_load_explicit(&t->done, memory_order_acquire) + mine < n)
         atomic_fetch_add_explicit(&t->steals[0].next, 1, memory_order_relaxed);
     /* a helper holds a task: spin briefly, then yield, in case it shares our core */
     for (uint32_t k = 0; atomic_load_explicit(&t->done, memory_order_acquire) + mine < n; k++) {
