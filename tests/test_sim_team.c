@@ -98,7 +98,7 @@ TEST(sim_team_many_ctas_same_json)
     write_grid("good_grid", NCTA);
     const char *runs[] = {"--threads=1", "--threads=2", "--threads=5",
                           "--threads=2 --omp_schedule=static", "--threads=2 --fast_forward=0",
-                          "--host_hugepages=0"};
+                          "--host_hugepages=0", "--threads=2 --team_adapt=0"};
     same_json("good_grid", runs, BASE_ARRAY_LEN(runs), "", "\"gpu_tot_issued_cta\": 300",
               "\"gpu_tot_issued_cta\": 300");
 }
@@ -169,4 +169,32 @@ TEST(sim_homes_follow_the_steals)
     CHECK(home[0] == 0 && home[1] == 1 && home[2] == 1 && home[3] == 1 && home[4] == 1);
     sim_team_free(&g->team);
     free(g);
+}
+
+/* Solo windows (sim_adapt_tick), fed the time of each core edge from a cost per way: most
+ * edges run the cheaper way, the other is tried now and then, and a change of costs half way
+ * through is followed. */
+static double adapt_solo_share(sim_adapt *a, double *now, double team, double solo, uint32_t n)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        *now += a->solo ? solo : team;
+        k += (uint32_t)a->solo;
+        sim_adapt_tick(a, *now);
+    }
+    return (double)k / n;
+}
+
+TEST(sim_adapt_runs_the_faster_way)
+{
+    const uint32_t n = 100 * SIM_ADAPT_STAY_MAX * SIM_ADAPT_EDGES;
+    const double probes = 1.0 / SIM_ADAPT_STAY_MAX + 0.01;
+    sim_adapt a;
+    double now = 0;
+    sim_adapt_init(&a, now);
+    double share = adapt_solo_share(&a, &now, 1e-6, 2e-6, n); /* the team is faster */
+    CHECK(share > 0 && share < probes);
+    share = adapt_solo_share(&a, &now, 2e-6, 1e-6, n); /* now alone is faster */
+    CHECK(share > 1 - probes && share < 1);
+    CHECK_EQ(a.stay, SIM_ADAPT_STAY_MAX);
 }

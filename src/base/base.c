@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 int base_vfail(base_err *e, int code, const char *fmt, va_list ap)
 {
@@ -454,4 +455,11 @@ void base_slab_free(base_slab *s)
     s->p = NULL;
     s->size = s->used = 0;
     s->mapped = 0;
+}
+
+double base_now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }

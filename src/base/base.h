@@ -115,6 +115,7 @@ void base_slab_free(base_slab *s);
 
 /* Strips leading and trailing whitespace in place; returns the first non-blank character. */
 char *base_trim(char *s);
+double base_now_s(void); /* a monotonic clock, seconds (for the host's own timing, never results) */
 /* The first set bit at or after `from` and below `lim` in a bitmap of 64-bit words, or lim. */
 static inline uint32_t base_next_bit(const uint64_t *b, uint32_t from, uint32_t lim)
 {

@@ -304,12 +304,12 @@ static void run_tasks(sim *g, uint32_t n, unsigned m)
 {
     /* memory-only edges (DRAM clocks run faster than the core) go to the team too: its
      * dispatch costs less than a dozen channels' DRAM cycles */
-    if (g->use_team && (g->nactive > 1 || g->task_chan > 1)) {
+    if (g->use_team && !g->adapt.solo && (g->nactive > 1 || g->task_chan > 1)) {
         sim_team_run(g, n, m);
         return;
     }
 #ifdef _OPENMP
-    if (g->k.threads > 1 && g->nactive > 1) {
+    if (!g->use_team && g->k.threads > 1 && g->nactive > 1) {
         if (g->k.omp_schedule == 2) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads((int)g->k.threads)
             for (uint32_t i = 0; i < n; i++)
@@ -387,6 +387,8 @@ static int core_cycle(sim *g, base_err *e)
     if (sim_kernels_advance(g, e) || sim_issue_ctas(g, e))
         return -1;
     g->cycle++;
+    if (g->use_team && g->k.team_adapt)
+        sim_adapt_tick(&g->adapt, base_now_s());
     return 0;
 }
 
@@ -476,6 +478,7 @@ static int run_parallel(sim *g, base_err *e, FILE *diag)
         sim_team_init(&g->team, (uint32_t)g->k.threads, most);
         homes_init(g, (uint32_t)g->k.threads);
         g->use_team = 1;
+        sim_adapt_init(&g->adapt, base_now_s());
 #pragma omp parallel num_threads((int)g->k.threads)
         {
             if (omp_get_thread_num() == 0) {

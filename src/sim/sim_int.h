@@ -29,6 +29,18 @@ typedef struct sim_team_steals {
     _Alignas(64) _Atomic uint32_t prev, next;
 } sim_team_steals;
 
+/* Solo windows (team.c, sim_adapt_tick): which way the next core edges run, from the times
+ * of the last window each way ran. */
+typedef struct sim_adapt {
+    int solo;          /* the edges run on the main thread alone */
+    int probe;         /* the current window tries the other way */
+    uint32_t edges;    /* core edges in the current window */
+    uint32_t left;     /* windows before the next probe */
+    uint32_t stay;     /* windows between probes: doubles while probes change nothing */
+    double t0;         /* the window's start, s */
+    double per[2];     /* s per core edge of the last window each way ran: [0] team, [1] solo */
+} sim_adapt;
+
 typedef struct sim_team {
     /* the open epoch, the done count, the job word and the rest each on their own cache line
      * (padded: the sim is not allocated over-aligned): helpers poll the first, and add to the
@@ -134,6 +146,7 @@ struct sim {
     uint64_t ff_skipped;       /* core cycles jumped over */
     sim_team team;
     int use_team;              /* phase B goes to the team (threads > 1, team schedule) */
+    sim_adapt adapt;           /* with the team and team_adapt: solo windows */
     uint32_t *home_sm, *home_chan; /* with the team: each SM's and channel's home thread */
     uint32_t *sm_first;        /* threads + 1: thread t's SMs are sm_first[t] .. sm_first[t+1]-1 */
     uint32_t task_ahead, task_icnt, task_chan; /* phase B's tasks before the SMs' (sim.c) */
@@ -205,6 +218,11 @@ enum { SMF_PROG, SMF_OUT, SMF_DONE, SMF_CH_RAN, SMF_CH_DRAM, SMF_CH_L2, SMF_CH_R
 uint64_t sim_smf_take(sim *g, int kind, uint32_t word); /* serial: OR of the threads' bits, cleared */
 uint32_t sim_task_owner(const sim *g, uint32_t i, uint32_t threads); /* its home thread */
 void sim_homes_rebalance(sim *g); /* main thread, between edges: SM homes follow the steals */
+#define SIM_ADAPT_EDGES 256u /* core edges a window */
+#define SIM_ADAPT_STAY 16u   /* windows the faster way runs before the other is tried again, */
+#define SIM_ADAPT_STAY_MAX 64u /* up to this many while the probes confirm it */
+void sim_adapt_init(sim_adapt *a, double now);
+int sim_adapt_tick(sim_adapt *a, double now); /* after a core edge: 1 if the next run solo */
 /* Runs fn(g, ctx, i) for i in 0..n-1, on the team when it runs, else in order here. Each i
  * must write only state of its own that no other i reads. */
 void sim_team_jobs(sim *g, uint32_t n, void (*fn)(struct sim *g, void *ctx, uint32_t i),
