@@ -35,6 +35,7 @@ typedef struct sim_adapt {
     int solo;          /* the edges run on the main thread alone */
     int probe;         /* the current window tries the other way */
     uint32_t edges;    /* core edges in the current window */
+    uint32_t windows;  /* windows ended (the first, the run's start, is not timed) */
     uint32_t left;     /* windows before the next probe */
     uint32_t stay;     /* windows between probes: doubles while probes change nothing */
     double t0;         /* the window's start, s */
@@ -219,8 +220,8 @@ uint64_t sim_smf_take(sim *g, int kind, uint32_t word); /* serial: OR of the thr
 uint32_t sim_task_owner(const sim *g, uint32_t i, uint32_t threads); /* its home thread */
 void sim_homes_rebalance(sim *g); /* main thread, between edges: SM homes follow the steals */
 #define SIM_ADAPT_EDGES 256u /* core edges a window */
-#define SIM_ADAPT_STAY 16u   /* windows the faster way runs before the other is tried again, */
-#define SIM_ADAPT_STAY_MAX 64u /* up to this many while the probes confirm it */
+#define SIM_ADAPT_STAY 16u     /* windows the faster way runs before the other is tried */
+#define SIM_ADAPT_STAY_MAX 64u /* ... up to this many while the tries confirm it */
 void sim_adapt_init(sim_adapt *a, double now);
 int sim_adapt_tick(sim_adapt *a, double now); /* after a core edge: 1 if the next run solo */
 /* Runs fn(g, ctx, i) for i in 0..n-1, on the team when it runs, else in order here. Each i

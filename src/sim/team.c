@@ -207,14 +207,15 @@ void sim_team_stop(sim_team *t) { atomic_store_explicit(&t->stop, 1, memory_orde
 
 void sim_adapt_init(sim_adapt *a, double now)
 {
-    *a = (sim_adapt){.left = 1, .stay = SIM_ADAPT_STAY, .t0 = now, .per = {-1, -1}};
+    *a = (sim_adapt){.left = 2, .stay = SIM_ADAPT_STAY, .t0 = now, .per = {-1, -1}};
 }
 
 int sim_adapt_tick(sim_adapt *a, double now)
 {
     if (++a->edges < SIM_ADAPT_EDGES)
         return a->solo;
-    a->per[a->solo] = (now - a->t0) / a->edges;
+    if (a->windows++) /* the first holds the run's start: launches, copies, first reads */
+        a->per[a->solo] = (now - a->t0) / a->edges;
     a->edges = 0;
     a->t0 = now;
     if (a->probe) { /* both ways timed just now: the faster one runs on */
