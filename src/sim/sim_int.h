@@ -29,17 +29,16 @@ typedef struct sim_team_steals {
     _Alignas(64) _Atomic uint32_t prev, next;
 } sim_team_steals;
 
-/* Solo windows (team.c, sim_adapt_tick): which way the next core edges run, from the times
- * of the last window each way ran. */
+/* Solo windows (team.c, sim_adapt_tick): which way the next core edges run. */
 typedef struct sim_adapt {
-    int solo;          /* the edges run on the main thread alone */
-    int probe;         /* the current window tries the other way */
+    int solo;          /* the current window runs on the main thread alone */
+    int phase;         /* 0: the chosen way, 1: a window the other way, 2: the window after it */
     uint32_t edges;    /* core edges in the current window */
     uint32_t windows;  /* windows ended (the first, the run's start, is not timed) */
-    uint32_t left;     /* windows before the next probe */
-    uint32_t stay;     /* windows between probes: doubles while probes change nothing */
+    uint32_t left;     /* windows of the chosen way before the next try of the other */
+    uint32_t stay;     /* the same after a try: doubles while tries change nothing */
     double t0;         /* the window's start, s */
-    double per[2];     /* s per core edge of the last window each way ran: [0] team, [1] solo */
+    double before, other; /* s per core edge: the window before the try, the try */
 } sim_adapt;
 
 typedef struct sim_team {

@@ -200,35 +200,42 @@ void sim_team_stop(sim_team *t) { atomic_store_explicit(&t->stop, 1, memory_orde
  * (the 2-core development host, for tens of minutes at a time) a run of small edges (gather:
  * 9 us of work an edge) ran slower on two threads than on one. So the main thread times
  * windows of SIM_ADAPT_EDGES core edges and now and then runs one window the other way (alone,
- * while the helpers still read CTAs ahead, or with the team); the next windows run the way
- * the last two windows say is faster, SIM_ADAPT_STAY of them, twice as many after each probe
- * that changed nothing, up to SIM_ADAPT_STAY_MAX. Which thread runs a task never changes a
- * result, so neither does this. */
+ * while the helpers still read CTAs ahead, or with the team). The try is set against the mean
+ * of the windows before and after it, which cancels most of a drift in the host's speed or
+ * the workload's; the other way wins by 3% or more. The chosen way then runs SIM_ADAPT_STAY
+ * windows, twice as many after each try that changed nothing, up to SIM_ADAPT_STAY_MAX.
+ * Which thread runs a task never changes a result, so neither does this. */
 
 void sim_adapt_init(sim_adapt *a, double now)
 {
-    *a = (sim_adapt){.left = 2, .stay = SIM_ADAPT_STAY, .t0 = now, .per = {-1, -1}};
+    *a = (sim_adapt){.left = 1, .stay = SIM_ADAPT_STAY, .t0 = now};
 }
 
 int sim_adapt_tick(sim_adapt *a, double now)
 {
     if (++a->edges < SIM_ADAPT_EDGES)
         return a->solo;
-    if (a->windows++) /* the first holds the run's start: launches, copies, first reads */
-        a->per[a->solo] = (now - a->t0) / a->edges;
+    double per = (now - a->t0) / a->edges;
     a->edges = 0;
     a->t0 = now;
-    if (a->probe) { /* both ways timed just now: the faster one runs on */
-        int before = !a->solo, solo = a->per[1] < a->per[0];
-        a->stay = solo == before && a->stay < SIM_ADAPT_STAY_MAX ? 2 * a->stay
-                  : solo == before                               ? a->stay
-                                                                 : SIM_ADAPT_STAY;
-        a->probe = 0;
-        a->solo = solo;
-        a->left = a->stay;
-    } else if (--a->left == 0) {
-        a->probe = 1;
+    if (a->windows++ == 0) /* the run's start: launches, copies, first reads */
+        return a->solo;
+    if (a->phase == 0) {
+        if (--a->left == 0) {
+            a->before = per;
+            a->phase = 1;
+            a->solo = !a->solo;
+        }
+    } else if (a->phase == 1) {
+        a->other = per;
+        a->phase = 2;
         a->solo = !a->solo;
+    } else {
+        int change = a->other < 0.97 * (a->before + per) / 2;
+        a->stay = change ? SIM_ADAPT_STAY : a->stay < SIM_ADAPT_STAY_MAX ? 2 * a->stay : a->stay;
+        a->solo ^= change;
+        a->left = a->stay;
+        a->phase = 0;
     }
     return a->solo;
 }
