@@ -162,7 +162,7 @@ $(PGO_STAMP): FORCE | $(DEPS_OK)
 # The benchmark driver is a separate program: it times `lockstep run` child processes.
 $(BUILD)/lsbench: bench/lsbench.c | $(DEPS_OK)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_GNU_SOURCE -O2 $(WARN) -o $@ $<
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 $(WARN) -pthread -o $@ $<
 
 bench: $(BUILD)/lockstep $(BUILD)/lsbench
 	$(BUILD)/lsbench $(BENCHFLAGS)
