@@ -250,6 +250,16 @@ static char *totals_text(const sim_result *r)
     return buf;
 }
 
+/* Every statistic of a and b, as printed, is the same. */
+static int same_totals(const sim_result *a, const sim_result *b)
+{
+    char *ta = totals_text(a), *tb = totals_text(b);
+    int same = strcmp(ta, tb) == 0;
+    free(ta);
+    free(tb);
+    return same;
+}
+
 /* The fast-forward jumps over most of a DRAM-bound pointer chase, and every statistic equals
  * the cycle-by-cycle run's (the shared traces and samples are compared in test_sim_ref.c). */
 TEST(sim_fast_forward_is_exact)
@@ -264,10 +274,7 @@ TEST(sim_fast_forward_is_exact)
     CHECK_EQ(a, b);
     CHECK_EQ(r0.ff_cycles, 0);
     CHECK(r1.ff_cycles > a / 2);
-    char *t0 = totals_text(&r0), *t1 = totals_text(&r1);
-    CHECK(strcmp(t0, t1) == 0);
-    free(t0);
-    free(t1);
+    CHECK(same_totals(&r0, &r1));
     sim_result_free(&r0);
     sim_result_free(&r1);
     knob_free(&c);
@@ -325,12 +332,8 @@ TEST(sim_parked_sms_are_exact)
     CHECK(r1.park_cycles > r1.total.cycle / 2); /* two SMs, mostly waiting for fills */
     CHECK_EQ(r1.park_cycles, r2.park_cycles);
     CHECK(su_total(&r1, "l1d", "res_fails") > 100);
-    char *t0 = totals_text(&r0), *t1 = totals_text(&r1), *t2 = totals_text(&r2);
-    CHECK(strcmp(t0, t1) == 0);
-    CHECK(strcmp(t0, t2) == 0);
-    free(t0);
-    free(t1);
-    free(t2);
+    CHECK(same_totals(&r0, &r1));
+    CHECK(same_totals(&r0, &r2));
     sim_result_free(&r0);
     sim_result_free(&r1);
     sim_result_free(&r2);
@@ -377,10 +380,7 @@ TEST(sim_park_ignores_a_retirement)
     retire_while_refused(&c, &r1);
     CHECK(r1.park_cycles > 0);
     CHECK_EQ(su_total(&r1, "sm", "ctas"), 2);
-    char *t0 = totals_text(&r0), *t1 = totals_text(&r1);
-    CHECK(strcmp(t0, t1) == 0);
-    free(t0);
-    free(t1);
+    CHECK(same_totals(&r0, &r1));
     sim_result_free(&r0);
     sim_result_free(&r1);
     knob_free(&c);
