@@ -171,7 +171,7 @@ TEST(sim_homes_follow_the_steals)
     free(g);
 }
 
-/* Solo windows (sim_adapt_tick), fed the time of each core edge from a cost per way: most
+/* Solo windows (sim_adapt_edge, sim_adapt_window), fed the time of each core edge from a cost per way: most
  * edges run the cheaper way, the other is tried now and then, and a change of costs half way
  * through is followed. */
 static double adapt_solo_share(sim_adapt *a, double *now, double team, double solo, uint32_t n)
@@ -180,7 +180,8 @@ static double adapt_solo_share(sim_adapt *a, double *now, double team, double so
     for (uint32_t i = 0; i < n; i++) {
         *now += a->solo ? solo : team;
         k += (uint32_t)a->solo;
-        sim_adapt_tick(a, *now);
+        if (sim_adapt_edge(a))
+            sim_adapt_window(a, *now);
     }
     return (double)k / n;
 }

@@ -470,11 +470,11 @@ static void issue(dram *d, int cmd, uint32_t b, uint32_t qi)
     d->prio = b + 1 < d->t.nbk ? b + 1 : 0;
 }
 
+static void set_pick(dram *d, uint32_t b, uint32_t pick);
+
 /* The plug-in is shown, oldest first, the bank's own requests when it is bank-local (it
  * promises to read no others), else the whole queue. Kept out of line: inlined into the
  * scan, its registers spill the scan's loop state to the stack. */
-static void set_pick(dram *d, uint32_t b, uint32_t pick);
-
 __attribute__((noinline)) static void repick(dram *d, uint32_t b)
 {
     dram_bank *k = &d->bk[b];

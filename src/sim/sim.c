@@ -387,8 +387,8 @@ static int core_cycle(sim *g, base_err *e)
     if (sim_kernels_advance(g, e) || sim_issue_ctas(g, e))
         return -1;
     g->cycle++;
-    if (g->use_team && g->k.team_adapt)
-        sim_adapt_tick(&g->adapt, base_now_s());
+    if (g->use_team && g->k.team_adapt && sim_adapt_edge(&g->adapt))
+        sim_adapt_window(&g->adapt, base_now_s());
     return 0;
 }
 

@@ -29,7 +29,7 @@ typedef struct sim_team_steals {
     _Alignas(64) _Atomic uint32_t prev, next;
 } sim_team_steals;
 
-/* Solo windows (team.c, sim_adapt_tick): which way the next core edges run. */
+/* Solo windows (team.c, sim_adapt_window): which way the next core edges run. */
 typedef struct sim_adapt {
     int solo;          /* the current window runs on the main thread alone */
     int phase;         /* 0: the chosen way, 1: a window the other way, 2: the window after it */
@@ -222,7 +222,10 @@ void sim_homes_rebalance(sim *g); /* main thread, between edges: SM homes follow
 #define SIM_ADAPT_STAY 16u     /* windows the faster way runs before the other is tried */
 #define SIM_ADAPT_STAY_MAX 64u /* ... up to this many while the tries confirm it */
 void sim_adapt_init(sim_adapt *a, double now);
-int sim_adapt_tick(sim_adapt *a, double now); /* after a core edge: 1 if the next run solo */
+/* After a core edge: 1 when it ended a window, which sim_adapt_window then closes with the
+ * time (the clock is read once a window, not every edge); a->solo says how the next run. */
+int sim_adapt_edge(sim_adapt *a);
+void sim_adapt_window(sim_adapt *a, double now);
 /* Runs fn(g, ctx, i) for i in 0..n-1, on the team when it runs, else in order here. Each i
  * must write only state of its own that no other i reads. */
 void sim_team_jobs(sim *g, uint32_t n, void (*fn)(struct sim *g, void *ctx, uint32_t i),

@@ -211,15 +211,15 @@ void sim_adapt_init(sim_adapt *a, double now)
     *a = (sim_adapt){.left = 1, .stay = SIM_ADAPT_STAY, .t0 = now};
 }
 
-int sim_adapt_tick(sim_adapt *a, double now)
+int sim_adapt_edge(sim_adapt *a) { return ++a->edges == SIM_ADAPT_EDGES; }
+
+void sim_adapt_window(sim_adapt *a, double now)
 {
-    if (++a->edges < SIM_ADAPT_EDGES)
-        return a->solo;
     double per = (now - a->t0) / a->edges;
     a->edges = 0;
     a->t0 = now;
     if (a->windows++ == 0) /* the run's start: launches, copies, first reads */
-        return a->solo;
+        return;
     if (a->phase == 0) {
         if (--a->left == 0) {
             a->before = per;
@@ -237,5 +237,4 @@ int sim_adapt_tick(sim_adapt *a, double now)
         a->left = a->stay;
         a->phase = 0;
     }
-    return a->solo;
 }
