@@ -706,14 +706,19 @@ static void issue_cycle(dram *d)
         quiet_to(d, bound);
 }
 
-void dram_cycle(dram *d)
+const mem_req *dram_cycle(dram *d)
 {
     BUMP(d, queue_sum, d->qn);
+    uint32_t fl_n = d->fl_n;
     if (d->qn && (d->now >= d->quiet_until || d->eager))
         issue_cycle(d);
+    /* a column command adds one flight; the retire below only takes older ones */
+    const mem_req *sent =
+        d->fl_n != fl_n ? &d->fl[mem_ring_slot(d->fl_head, d->fl_n - 1, d->ret.cap)].r : NULL;
     d->now++;
     BUMP(d, cmd_cycles, 1);
     retire(d);
+    return sent;
 }
 
 uint64_t dram_wake(const dram *d)

@@ -58,7 +58,10 @@ void dram_free(dram *d);
 
 int dram_can_accept(const dram *d);             /* scheduler queue has room */
 void dram_push(dram *d, const mem_req *r);      /* r->loc becomes MEM_AT_DRAM_Q */
-void dram_cycle(dram *d);                       /* one command-clock cycle */
+/* One command-clock cycle. Returns the request a column command sent on its way this cycle
+ * (valid until the next call), or NULL: it returns tCL + burst cycles later, time enough
+ * for the owner to fetch into the host cache what it will read then. */
+const mem_req *dram_cycle(dram *d);
 int dram_ret_ready(const dram *d);              /* a completed request is waiting */
 mem_req dram_ret_pop(dram *d);
 int dram_busy(const dram *d);                   /* anything queued or in flight */

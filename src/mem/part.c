@@ -551,8 +551,6 @@ static void dram_return(mem_part *p)
             return;
         p->ret.loc = MEM_AT_DRAM_RET;
         mem_q_push(&u->from_dram, &p->ret);
-        if (is_fill(u, &p->ret)) /* filled by this channel's next L2 cycles */
-            cache_prefetch_fill(u->l2, p->ret.addr, p->ret.hint[1]);
         p->l2_quiet = 0;
     }
     return_credit(p, i);
@@ -613,10 +611,21 @@ static int dram_side_idle(const mem_part *p)
     return 1;
 }
 
+/* The L2 entry a DRAM read now on its way will fill, and its first waiter: fetched here, tens
+ * of cycles ahead, they are at hand when the fill comes. */
+static void prefetch_fill(mem_part *p, const mem_req *r)
+{
+    uint32_t i = r->part - p->global0;
+    if (i < p->n_sub && is_fill(&p->s[i], r))
+        cache_prefetch_fill(p->s[i].l2, r->addr, r->hint[1]);
+}
+
 static inline void dram_side_cycle(mem_part *p, uint64_t core_cycle)
 {
     dram_return(p);
-    dram_cycle(p->d);
+    const mem_req *sent = dram_cycle(p->d);
+    if (sent)
+        prefetch_fill(p, sent);
     arbitrate(p, core_cycle);
     if (latq_can_push(p, core_cycle)) {
         mem_req r = tq_pop(&p->latq);
