@@ -346,6 +346,42 @@ TEST(dram_single_access_latency)
     fx_close(&f);
 }
 
+/* dram_cycle names the request of the cycle's column command, and only then: a read to an
+ * idle bank is sent in call tRCD + 1 (its RD at cycle tRCD), tCL + burst calls before it is
+ * ready; a write to another bank follows; the activates are not named. */
+TEST(dram_cycle_names_what_it_sends)
+{
+    fx f;
+    test_knobs(&f.k);
+    fx_open(&f);
+    push(&f, MEM_RD, 3, 9, 7);
+    push(&f, MEM_WR, 5, 2, 8);
+    int sent_at[2] = {-1, -1}, nsent = 0, ready_at = -1;
+    uint16_t slots[2] = {0, 0};
+    for (int i = 1; i <= 200 && ready_at < 0; i++) {
+        const mem_req *r = dram_cycle(f.d);
+        if (r) {
+            CHECK(nsent < 2);
+            sent_at[nsent] = i;
+            slots[nsent++] = r->slot;
+        }
+        while (dram_ret_ready(f.d)) {
+            if (dram_ret_pop(f.d).slot == 7)
+                ready_at = i;
+        }
+    }
+    CHECK_EQ(nsent, 2); /* two column commands named, not their activates */
+    CHECK_EQ(st(&f, "activates"), 2);
+    CHECK_EQ(slots[0], 7);
+    CHECK_EQ(sent_at[0], 11 + 1);
+    CHECK_EQ(slots[1], 8);
+    CHECK(sent_at[1] > sent_at[0]);
+    CHECK_EQ(ready_at, 11 + 17 + 2);
+    for (int i = 0; i < 50; i++)
+        CHECK(dram_cycle(f.d) == NULL);
+    fx_close(&f);
+}
+
 /* Bank 0 has row 1 open; then an older miss (row 2) and a younger hit (row 1) arrive. */
 static void order_of(int sched, uint16_t out[2], uint64_t *hits)
 {
