@@ -302,6 +302,48 @@ TEST(part_read_miss_latency_exact)
     mem_part_free(f.p);
 }
 
+/* A push leaves the channel's own cycle state alone (it may come from another core): the
+ * L2 side still reads as busy at once, the request counts are there whenever the statistics
+ * are read (and only once), and the reply count is what the reply queues hold. */
+TEST(part_push_wakes_a_quiet_l2_and_counts)
+{
+    fx f;
+    fx_init(&f, NULL);
+    fx_cycle(&f);
+    CHECK(mem_part_idle(f.p) & MEM_PART_L2_IDLE);
+    mem_req r = rd(0x4000, 1, f.now);
+    fx_push(&f, 0, &r);
+    CHECK(!(mem_part_idle(f.p) & MEM_PART_L2_IDLE));
+    CHECK_EQ(stat_get(mem_part_stats(f.p), "reads"), 1);
+    CHECK_EQ(stat_get(mem_part_stats(f.p), "reads"), 1);
+    mem_req w = rd(0x8000, 2, f.now), a = rd(0xc000, 3, f.now);
+    w.op = MEM_WR;
+    a.op = MEM_ATOM;
+    fx_push(&f, 1, &w);
+    fx_push(&f, 1, &a);
+    uint32_t seen = 0;
+    for (int i = 0; i < 1000 && seen < 3; i++) {
+        fx_cycle(&f);
+        uint32_t n = (mem_part_reply_peek(f.p, 0) != NULL) + (mem_part_reply_peek(f.p, 1) != NULL);
+        CHECK_EQ(mem_part_replies(f.p) > 0, n > 0);
+        for (uint32_t s = 0; s < 2; s++)
+            while (mem_part_reply_peek(f.p, s)) {
+                mem_part_reply_pop(f.p, s);
+                seen++;
+            }
+        CHECK_EQ(mem_part_replies(f.p), 0);
+    }
+    CHECK_EQ(seen, 3);
+    stat_block *st = mem_part_stats(f.p);
+    CHECK_EQ(stat_get(st, "reads"), 1);
+    CHECK_EQ(stat_get(st, "writes"), 1);
+    CHECK_EQ(stat_get(st, "atomics"), 1);
+    CHECK_EQ(stat_get(st, "replies"), 3);
+    drain(&f, 0, 100);
+    CHECK(!mem_part_busy(f.p));
+    mem_part_free(f.p);
+}
+
 TEST(part_prefilled_sector_hits)
 {
     fx f;

@@ -65,11 +65,18 @@ typedef struct tq {
     uint64_t *t;
 } tq;
 
+/* What the serial phases touch (pushes into the ROP queue with their counts; the room of
+ * the input queue; replies out) has host lines of its own: with threads, a line written on
+ * another core comes back to the channel's core at a cost, and no field the channel's task
+ * alone uses should pay it (2 threads, vectoradd 1M: the serial phases' reads of the
+ * channels took a sixth of the run). */
 typedef struct sub {
-    cache *l2;                /* NULL with l2_enabled = 0 */
-    tq rop;
+    _Alignas(BASE_LINE) tq rop;
+    uint64_t pushed[3];       /* by the serial phase, by op (mem_op): stats, see pushed_fold */
+    _Alignas(BASE_LINE) mem_q in, out;
+    _Alignas(BASE_LINE) cache *l2; /* NULL with l2_enabled = 0 */
     tq missq;                 /* "ready" field: the unit (GPGPU-Sim request) of each sector */
-    mem_q in, to_dram, from_dram, ready, out;
+    mem_q to_dram, from_dram, ready;
     mem_req *fillbuf;
     uint32_t fillmax;         /* waiters one fill may release (mshr_merge x 4) */
     uint32_t credit;          /* private DRAM credit in use (GPGPU-Sim: limit 1) */
@@ -88,12 +95,13 @@ struct mem_part {
      * be: the channel's state is out of the core's L1 when the next cycle comes back to it. */
     dram *d;
     sub *s;
-    uint32_t n_sub, nreplies; /* nreplies: waiting in the sub-partitions' output queues */
+    uint32_t n_sub;
     tq latq;
     uint64_t now;             /* latest core cycle seen */
     uint64_t lag;             /* DRAM cycles counted but not yet given to the DRAM */
     int quiet;                /* nothing below the L2: DRAM cycles are only counted (lag) */
-    int l2_quiet;             /* no sub-partition has work for its L2 cycle */
+    int l2_quiet;             /* no sub-partition had work for its L2 cycle, as of its end (a
+                                 push into a ROP queue since is seen there: rop_pending) */
     int have_ret;             /* ret was popped from the DRAM and waits for queue room */
     uint32_t last_borrower, shared, shared_limit; /* 0: unlimited */
     stat_block st;
@@ -251,7 +259,8 @@ mem_part *mem_part_new(const knobs *k, const mem_addrmap *map, uint32_t channel)
     p->dram_lat = (uint64_t)k->dram_latency;
     p->missq_lim = k->l2_enabled ? (uint32_t)k->l2_miss_queue : 1;
     paddr_init(&p->pa, map, k);
-    p->s = base_calloc(p->n_sub, sizeof *p->s);
+    p->s = base_realloc_lines(NULL, 0, p->n_sub * sizeof *p->s);
+    memset(p->s, 0, p->n_sub * sizeof *p->s);
     for (uint32_t i = 0; i < p->n_sub; i++)
         sub_init(p, &p->s[i], k);
     p->d = dram_new(k, map, channel);
@@ -306,8 +315,18 @@ void mem_part_push(mem_part *p, uint32_t sub_i, const mem_req *r, uint64_t core_
     c.loc = MEM_AT_ROP;
     c.part = p->global0 + sub_i;
     tq_push(&u->rop, &c, core_cycle + p->rop_lat);
-    p->l2_quiet = 0;
-    stat_inc(&p->st, r->op == MEM_RD ? PS_reads : r->op == MEM_WR ? PS_writes : PS_atomics, 1);
+    u->pushed[r->op == MEM_RD ? 0 : r->op == MEM_WR ? 1 : 2]++;
+}
+
+/* The serial phase's counts join the statistics when they are read (a safe point). */
+static void pushed_fold(mem_part *p)
+{
+    static const int slot[3] = {PS_reads, PS_writes, PS_atomics};
+    for (uint32_t i = 0; i < p->n_sub; i++)
+        for (int k = 0; k < 3; k++) {
+            stat_inc(&p->st, slot[k], p->s[i].pushed[k]);
+            p->s[i].pushed[k] = 0;
+        }
 }
 
 static int wants_reply(const mem_req *r)
@@ -320,7 +339,6 @@ static void reply(mem_part *p, sub *u, mem_req *r, uint64_t now, int hit)
     r->loc = MEM_AT_L2_OUT;
     r->flags = (uint8_t)(hit ? r->flags | MEM_F_L2_HIT : r->flags & ~MEM_F_L2_HIT);
     mem_q_push(&u->out, r);
-    p->nreplies++;
     stat_inc(&p->st, PS_replies, 1);
     if (hit)
         stat_inc(&p->st, PS_replies_l2_hit, 1);
@@ -490,21 +508,39 @@ static int l2_side_idle(const mem_part *p)
     return 1;
 }
 
+/* A request pushed since the last L2 cycle (the pusher leaves l2_quiet alone: it is read
+ * with the channel's every cycle, and a write from the serial phase would cost it a line). */
+static int rop_pending(const mem_part *p)
+{
+    for (uint32_t i = 0; i < p->n_sub; i++)
+        if (!mem_q_empty(&p->s[i].rop.q))
+            return 1;
+    return 0;
+}
+
 void mem_part_l2_cycle(mem_part *p, uint64_t core_cycle)
 {
     p->now = core_cycle;
-    if (p->l2_quiet)
+    if (p->l2_quiet && !rop_pending(p))
         return;
     for (uint32_t i = 0; i < p->n_sub; i++)
         l2_sub_cycle(p, &p->s[i], core_cycle);
     p->l2_quiet = l2_side_idle(p);
 }
 
-uint32_t mem_part_replies(const mem_part *p) { return p->nreplies; }
+/* From the queues themselves: a count kept beside them would be written by both sides. */
+uint32_t mem_part_replies(const mem_part *p)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->n_sub; i++)
+        n += mem_q_len(&p->s[i].out);
+    return n;
+}
 
 unsigned mem_part_idle(const mem_part *p)
 {
-    return (p->quiet ? MEM_PART_DRAM_IDLE : 0u) | (p->l2_quiet ? MEM_PART_L2_IDLE : 0u);
+    int l2 = p->l2_quiet && !rop_pending(p);
+    return (p->quiet ? MEM_PART_DRAM_IDLE : 0u) | (l2 ? MEM_PART_L2_IDLE : 0u);
 }
 
 static int has_credit(const mem_part *p, uint32_t i)
@@ -685,7 +721,6 @@ const mem_req *mem_part_reply_peek(const mem_part *p, uint32_t sub_i)
 
 mem_req mem_part_reply_pop(mem_part *p, uint32_t sub_i)
 {
-    p->nreplies--;
     return mem_q_pop(&sub_at(p, sub_i)->out);
 }
 
@@ -798,7 +833,11 @@ uint32_t mem_part_flush_l2(mem_part *p)
 
 cache *mem_part_l2(mem_part *p, uint32_t sub_i) { return sub_at(p, sub_i)->l2; }
 dram *mem_part_dram(mem_part *p) { return dram_of(p); }
-stat_block *mem_part_stats(mem_part *p) { return &p->st; }
+stat_block *mem_part_stats(mem_part *p)
+{
+    pushed_fold(p);
+    return &p->st;
+}
 
 static const char *const op_names[] = {"read", "write", "atomic"};
 
