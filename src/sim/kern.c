@@ -402,6 +402,8 @@ void sim_retire(sim *g)
             bits &= bits - 1;
             sim_sm_touch(g, s);
             uint32_t n = sm_cta_retire(g->sm[s], g->done_by_uid);
+            if (!sm_active(g->sm[s])) /* its last CTA left (see maybe_active) */
+                g->maybe_active[w] &= ~(1ull << (s % 64));
             if (n) {
                 g->ctas_done_all += n;
                 sm_open_set(g, s, 1);

@@ -59,6 +59,7 @@ sim *sim_new(const knobs *k, base_err *e)
     g->active = base_calloc(g->n_sm, sizeof *g->active);
     g->park_at = base_calloc(g->n_sm, sizeof *g->park_at);
     g->maybe_active = base_calloc((g->n_sm + 63) / 64, sizeof *g->maybe_active);
+    g->ran = base_calloc((g->n_sm + 63) / 64, sizeof *g->ran);
     g->sm_open = base_calloc((g->n_sm + 63) / 64, sizeof *g->sm_open);
     sim_chans_init(g);
     g->last_sm = g->n_sm - 1;
@@ -94,6 +95,7 @@ void sim_free(sim *g)
     free(g->active);
     free(g->park_at);
     free(g->maybe_active);
+    free(g->ran);
     free(g->sm_open);
     sim_chans_free(g);
     free(g);
@@ -128,7 +130,7 @@ static void replies_to_sms(sim *g)
             mem_req x = icnt_pop(g->net, ICNT_REP, s);
             x.loc = MEM_AT_SM_REPLY;
             sim_sm_touch(g, s);
-            sm_inbound_push(g->sm[s], &x);
+            sm_inbound_push(g->sm[s], &x, !g->use_team || g->adapt.solo || !g->home_sm[s]);
             sim_mark_active(g, s);
             g->moved++;
         }
@@ -160,25 +162,23 @@ static void icnt_to_parts(sim *g)
 
 /* ---- phase B ----------------------------------------------------------------------------- */
 
-/* SMs that may be active: set when a CTA or a reply arrives, cleared when found idle, so
- * idle SMs cost nothing per cycle; the list stays in SM index order. A parked SM keeps its
- * bit and stays off the list until its park ends. */
+/* The SMs with work (maybe_active), so idle SMs cost nothing per cycle; the list stays in
+ * SM index order. A parked SM keeps its bit and stays off the list until its park ends. */
 static void collect_active(sim *g)
 {
     uint32_t n = 0;
     for (uint32_t wd = 0; wd < (g->n_sm + 63) / 64; wd++) {
-        uint64_t bits = g->maybe_active[wd];
+        uint64_t bits = g->maybe_active[wd], ran = 0;
         while (bits) {
             uint32_t i = wd * 64 + (uint32_t)__builtin_ctzll(bits);
             bits &= bits - 1;
             if (g->park_at[i] && g->cycle < g->park_at[i])
                 continue;
             sim_sm_touch(g, i); /* a park that ended: its skipped cycles are counted */
-            if (sm_active(g->sm[i]))
-                g->active[n++] = i;
-            else
-                g->maybe_active[wd] &= ~(1ull << (i % 64));
+            g->active[n++] = i;
+            ran |= 1ull << (i % 64);
         }
+        g->ran[wd] = ran;
     }
     g->nactive = n;
 }
@@ -217,6 +217,8 @@ void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me)
         f[SMF_PROG * g->smf_words] |= bit;
     if (!mem_q_empty(sm_outbound(u)))
         f[SMF_OUT * g->smf_words] |= bit;
+    if (sm_active_inside(u))
+        f[SMF_ACT * g->smf_words] |= bit;
     if (sm_ctas_done(u))
         f[SMF_DONE * g->smf_words] |= bit;
 }
@@ -356,26 +358,33 @@ static void phase_b(sim *g, unsigned m)
 
 /* ---- phase C ----------------------------------------------------------------------------- */
 
-/* One request per SM and cycle enters the interconnect, SMs in index order. */
-/* Each SM with a request waiting sends its oldest, in SM order (as the active list was). */
+/* Each SM with a request waiting sends its oldest, in SM order (as the active list was).
+ * The SMs that ran keep their maybe_active bit while they have work: inside (their task's
+ * SMF_ACT) or in the outbound queue after this. */
 static void sms_to_icnt(sim *g)
 {
+    uint32_t sm_words = (g->n_sm + 63) / 64;
     for (uint32_t w = 0; w < g->smf_words; w++) {
         g->moved += sim_smf_take(g, SMF_PROG, w) != 0;
-        uint64_t bits = sim_smf_take(g, SMF_OUT, w);
+        uint64_t act = sim_smf_take(g, SMF_ACT, w), bits = sim_smf_take(g, SMF_OUT, w);
         while (bits) {
             uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            uint64_t bit = bits & -bits;
             bits &= bits - 1;
             mem_q *q = sm_outbound(g->sm[s]);
             mem_req *r = mem_q_front(q);
             unsigned bytes = mem_req_bytes(r, 0);
-            if (!icnt_can_push(g->net, ICNT_REQ, s, bytes))
-                continue;
-            mem_req x = mem_q_pop(q);
-            x.loc = MEM_AT_ICNT_REQ;
-            icnt_push(g->net, ICNT_REQ, s, x.part, &x, bytes);
-            g->moved++;
+            if (icnt_can_push(g->net, ICNT_REQ, s, bytes)) {
+                mem_req x = mem_q_pop(q);
+                x.loc = MEM_AT_ICNT_REQ;
+                icnt_push(g->net, ICNT_REQ, s, x.part, &x, bytes);
+                g->moved++;
+            }
+            if (!mem_q_empty(q))
+                act |= bit;
         }
+        if (w < sm_words)
+            g->maybe_active[w] = (g->maybe_active[w] & ~g->ran[w]) | act;
     }
 }
 

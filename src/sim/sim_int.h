@@ -126,7 +126,12 @@ struct sim {
      * the SM's own task right after its cycle (one slot per SM, no other writer in phase B),
      * so the serial phase tests parks without touching the SMs' state. */
     uint64_t *park_at;
-    uint64_t *maybe_active;  /* bitmap: SMs that may have work (sim_mark_active) */
+    /* Bitmap: SMs with work, as their tasks left them (SMF_ACT, and the outbound queue after
+     * phase C), or given some since (sim_mark_active), or parked. Kept from what the tasks
+     * report and the serial phase does, not by asking each SM (a host line from another
+     * core per SM and cycle). */
+    uint64_t *maybe_active;
+    uint64_t *ran;           /* bitmap: the SMs of this core cycle's active list */
     const sim_place_ops *place;
     uint32_t last_sm;
     /* a bit per SM, clear while no waiting kernel's CTA fits it (until it retires one or a
@@ -214,7 +219,7 @@ void sim_ahead_free(sim *g, run_kernel *rk);
 void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me); /* task i of phase B, on thread me */
 /* SMs: progress, a request to send, CTAs to retire; channels: ran, and after it their DRAM
  * side busy, their L2 side busy, replies waiting */
-enum { SMF_PROG, SMF_OUT, SMF_DONE, SMF_CH_RAN, SMF_CH_DRAM, SMF_CH_L2, SMF_CH_REP, SMF_KINDS };
+enum { SMF_PROG, SMF_OUT, SMF_DONE, SMF_ACT, SMF_CH_RAN, SMF_CH_DRAM, SMF_CH_L2, SMF_CH_REP, SMF_KINDS };
 uint64_t sim_smf_take(sim *g, int kind, uint32_t word); /* serial: OR of the threads' bits, cleared */
 uint32_t sim_task_owner(const sim *g, uint32_t i, uint32_t threads); /* its home thread */
 void sim_homes_rebalance(sim *g); /* main thread, between edges: SM homes follow the steals */

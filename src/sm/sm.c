@@ -205,7 +205,8 @@ static cache *new_l1d(const knobs *k, int assoc)
 sm *sm_new(const sm_ctx *ctx, uint32_t id)
 {
     const knobs *k = ctx->k;
-    sm *s = base_calloc(1, sizeof *s);
+    sm *s = base_realloc_lines(NULL, 0, sizeof *s); /* the queues' line (sm_int.h) */
+    memset(s, 0, sizeof *s);
     s->ctx = ctx;
     s->k = k;
     s->id = id;
@@ -402,10 +403,12 @@ uint32_t sm_ctas_of(const sm *s, uint32_t uid)
     return n;
 }
 
-int sm_active(const sm *s)
+int sm_active_inside(const sm *s)
 {
-    return s->nctas || s->npend || s->out.n || s->in.n || s->busy || s->lq_n || s->nev;
+    return s->nctas || s->npend || s->in.n || s->busy || s->lq_n || s->nev;
 }
+
+int sm_active(const sm *s) { return s->out.n || sm_active_inside(s); }
 
 /* A warp is finished when it executed EXIT (or ran out of instructions), nothing it issued
  * is still in a pipeline and all its stores were acknowledged. */
@@ -449,11 +452,14 @@ int sm_cycle(sm *s, uint64_t now)
 
 mem_q *sm_outbound(sm *s) { return &s->out; }
 int sm_inbound_room(const sm *s) { return !mem_q_full(&s->in); }
-void sm_inbound_push(sm *s, const mem_req *r)
+/* The park state is left alone (it sits with what the SM writes every cycle, so reading it
+ * from the serial phase costs a host line): an armed SM's next cycle takes the reply and
+ * makes progress, or, its outbound queue full, finds a reply waiting and does not park
+ * (horizon), so the arm is never used. The caller unparks a parked SM first. */
+void sm_inbound_push(sm *s, const mem_req *r, int prefetch)
 {
-    sm_park_outside(s, "a reply");
     mem_q_push(&s->in, r);
-    if (s->l1d && r->slot == SLOT_FILL && r->op != MEM_WR)
+    if (prefetch && s->l1d && r->slot == SLOT_FILL && r->op != MEM_WR)
         cache_prefetch_fill(s->l1d, r->addr, r->hint[0]); /* it fills in this SM's next cycle */
 }
 stat_block *sm_stats(sm *s) { return &s->st; }

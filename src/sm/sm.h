@@ -102,6 +102,7 @@ int sm_ctas_done(const sm *s); /* CTAs finished and waiting for sm_cta_retire */
 uint32_t sm_ctas_resident(const sm *s);
 uint32_t sm_ctas_of(const sm *s, uint32_t kernel_uid);
 int sm_active(const sm *s);  /* anything resident or in flight */
+int sm_active_inside(const sm *s); /* the same, its outbound queue left out */
 
 /* Phase B: one core cycle. Returns 1 if it made progress (issued, moved or retired). */
 int sm_cycle(sm *s, uint64_t now);
@@ -128,7 +129,9 @@ uint64_t sm_park_skipped(const sm *s); /* cycles counted by settling so far */
 /* Queues to the memory system. */
 mem_q *sm_outbound(sm *s);          /* requests to the interconnect (drained in phase C) */
 int sm_inbound_room(const sm *s);   /* replies the SM can still accept */
-void sm_inbound_push(sm *s, const mem_req *r);
+/* prefetch: the caller's core runs the SM's next cycle, so the fill's first reads are worth
+ * fetching into its cache (from another core they would only take the lines away). */
+void sm_inbound_push(sm *s, const mem_req *r, int prefetch);
 
 /* Statistics: the "sm" set, and the SM's L1D cache block. */
 const stat_set *sm_stats_set(void);

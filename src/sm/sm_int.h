@@ -151,8 +151,10 @@ struct sm {
     sm_pend *pend;
     uint32_t npend, pend_free_hint, pend_cap;
 
-    mem_q out, in;
-    mem_req *waiters;         /* cache_fill output: room for every merge of a line */
+    /* On a host line of their own: the serial phases pop `out` and push `in` from another
+     * core, which must not cost the SM's other fields a transfer back. */
+    _Alignas(BASE_LINE) mem_q out, in;
+    _Alignas(BASE_LINE) mem_req *waiters; /* cache_fill output: room for every merge of a line */
     size_t nwaiters;
     uint32_t req_seq;
     int progress;
