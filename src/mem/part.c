@@ -68,8 +68,8 @@ typedef struct tq {
 /* What the serial phases touch (pushes into the ROP queue with their counts; the room of
  * the input queue; replies out) has host lines of its own: with threads, a line written on
  * another core comes back to the channel's core at a cost, and no field the channel's task
- * alone uses should pay it (2 threads, vectoradd 1M: the serial phases' reads of the
- * channels took a sixth of the run). */
+ * alone uses should pay it (2 threads, vectoradd 1M: the serial phases' visits to the
+ * channels took about a twelfth of the main thread's time, six times as long as on one). */
 typedef struct sub {
     _Alignas(BASE_LINE) tq rop;
     uint64_t pushed[3];       /* by the serial phase, by op (mem_op): stats, see pushed_fold */
