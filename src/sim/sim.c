@@ -60,6 +60,12 @@ sim *sim_new(const knobs *k, base_err *e)
     g->park_at = base_calloc(g->n_sm, sizeof *g->park_at);
     g->maybe_active = base_calloc((g->n_sm + 63) / 64, sizeof *g->maybe_active);
     g->ran = base_calloc((g->n_sm + 63) / 64, sizeof *g->ran);
+    g->inbox = base_realloc_lines(NULL, 0, g->n_sm * sizeof *g->inbox);
+    g->inbox_bits = base_calloc((g->n_sm + 63) / 64, sizeof *g->inbox_bits);
+    g->inroom = base_calloc((g->n_sm + 63) / 64, sizeof *g->inroom);
+    for (uint32_t s = 0; s < g->n_sm; s++)
+        if (sm_inbound_room(g->sm[s]))
+            g->inroom[s / 64] |= 1ull << (s % 64);
     g->sm_open = base_calloc((g->n_sm + 63) / 64, sizeof *g->sm_open);
     sim_chans_init(g);
     g->last_sm = g->n_sm - 1;
@@ -96,6 +102,9 @@ void sim_free(sim *g)
     free(g->park_at);
     free(g->maybe_active);
     free(g->ran);
+    free(g->inbox);
+    free(g->inbox_bits);
+    free(g->inroom);
     free(g->sm_open);
     sim_chans_free(g);
     free(g);
@@ -121,16 +130,19 @@ static unsigned next_edges(sim *g)
 
 static void replies_to_sms(sim *g)
 {
+    memset(g->inbox_bits, 0, ((g->n_sm + 63) / 64) * sizeof *g->inbox_bits);
     if (!icnt_subnet_busy(g->net, ICNT_REP))
         return;
     for (uint32_t s = icnt_next_held(g->net, ICNT_REP, 0); s < g->n_sm;
          s = icnt_next_held(g->net, ICNT_REP, s + 1)) {
         const mem_req *r = icnt_peek(g->net, ICNT_REP, s);
-        if (r && sm_inbound_room(g->sm[s])) {
-            mem_req x = icnt_pop(g->net, ICNT_REP, s);
-            x.loc = MEM_AT_SM_REPLY;
+        if (r && (g->inroom[s / 64] >> (s % 64) & 1)) {
+            g->inbox[s] = icnt_pop(g->net, ICNT_REP, s);
+            g->inbox[s].loc = MEM_AT_SM_REPLY;
+            g->inbox_bits[s / 64] |= 1ull << (s % 64);
+            if (!g->use_team || g->adapt.solo || !g->home_sm[s]) /* runs on this core */
+                sm_prefetch_reply(g->sm[s], &g->inbox[s]);
             sim_sm_touch(g, s);
-            sm_inbound_push(g->sm[s], &x, !g->use_team || g->adapt.solo || !g->home_sm[s]);
             sim_mark_active(g, s);
             g->moved++;
         }
@@ -210,6 +222,8 @@ void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me)
     }
     uint32_t s = g->active[i - g->task_chan];
     sm *u = g->sm[s];
+    if (g->inbox_bits[s / 64] >> (s % 64) & 1)
+        sm_inbound_push(u, &g->inbox[s]);
     int prog = sm_cycle(u, g->cycle);
     g->park_at[s] = sm_parked(u) ? sm_park_until(u) : 0;
     uint64_t *f = g->smf + (size_t)me * g->smf_stride + s / 64, bit = 1ull << (s % 64);
@@ -219,6 +233,8 @@ void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me)
         f[SMF_OUT * g->smf_words] |= bit;
     if (sm_active_inside(u))
         f[SMF_ACT * g->smf_words] |= bit;
+    if (sm_inbound_room(u))
+        f[SMF_INROOM * g->smf_words] |= bit;
     if (sm_ctas_done(u))
         f[SMF_DONE * g->smf_words] |= bit;
 }
@@ -367,6 +383,7 @@ static void sms_to_icnt(sim *g)
     for (uint32_t w = 0; w < g->smf_words; w++) {
         g->moved += sim_smf_take(g, SMF_PROG, w) != 0;
         uint64_t act = sim_smf_take(g, SMF_ACT, w), bits = sim_smf_take(g, SMF_OUT, w);
+        uint64_t room = sim_smf_take(g, SMF_INROOM, w);
         while (bits) {
             uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(bits);
             uint64_t bit = bits & -bits;
@@ -383,8 +400,10 @@ static void sms_to_icnt(sim *g)
             if (!mem_q_empty(q))
                 act |= bit;
         }
-        if (w < sm_words)
+        if (w < sm_words) {
             g->maybe_active[w] = (g->maybe_active[w] & ~g->ran[w]) | act;
+            g->inroom[w] = (g->inroom[w] & ~g->ran[w]) | room;
+        }
     }
 }
 

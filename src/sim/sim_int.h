@@ -132,6 +132,12 @@ struct sim {
      * core per SM and cycle). */
     uint64_t *maybe_active;
     uint64_t *ran;           /* bitmap: the SMs of this core cycle's active list */
+    /* Replies on their way in: phase A leaves SM s's reply in inbox[s] (a host line each)
+     * and sets its bit, and the SM's own task pushes it into its inbound queue before its
+     * cycle, on the core that owns the queue; inroom: the queue had room when the SM's task
+     * last ended, which holds until its next task (one reply per SM and cycle). */
+    mem_req *inbox;
+    uint64_t *inbox_bits, *inroom;
     const sim_place_ops *place;
     uint32_t last_sm;
     /* a bit per SM, clear while no waiting kernel's CTA fits it (until it retires one or a
@@ -219,7 +225,7 @@ void sim_ahead_free(sim *g, run_kernel *rk);
 void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me); /* task i of phase B, on thread me */
 /* SMs: progress, a request to send, CTAs to retire; channels: ran, and after it their DRAM
  * side busy, their L2 side busy, replies waiting */
-enum { SMF_PROG, SMF_OUT, SMF_DONE, SMF_ACT, SMF_CH_RAN, SMF_CH_DRAM, SMF_CH_L2, SMF_CH_REP, SMF_KINDS };
+enum { SMF_PROG, SMF_OUT, SMF_DONE, SMF_ACT, SMF_INROOM, SMF_CH_RAN, SMF_CH_DRAM, SMF_CH_L2, SMF_CH_REP, SMF_KINDS };
 uint64_t sim_smf_take(sim *g, int kind, uint32_t word); /* serial: OR of the threads' bits, cleared */
 uint32_t sim_task_owner(const sim *g, uint32_t i, uint32_t threads); /* its home thread */
 void sim_homes_rebalance(sim *g); /* main thread, between edges: SM homes follow the steals */

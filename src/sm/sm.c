@@ -452,15 +452,15 @@ int sm_cycle(sm *s, uint64_t now)
 
 mem_q *sm_outbound(sm *s) { return &s->out; }
 int sm_inbound_room(const sm *s) { return !mem_q_full(&s->in); }
-/* The park state is left alone (it sits with what the SM writes every cycle, so reading it
- * from the serial phase costs a host line): an armed SM's next cycle takes the reply and
- * makes progress, or, its outbound queue full, finds a reply waiting and does not park
- * (horizon), so the arm is never used. The caller unparks a parked SM first. */
-void sm_inbound_push(sm *s, const mem_req *r, int prefetch)
+/* The park state is left alone: this cycle takes the reply and makes progress, or, the
+ * outbound queue full, finds a reply waiting and does not park (horizon), so an arm from the
+ * last cycle is never used. The simulator unparked a parked SM when the reply came. */
+void sm_inbound_push(sm *s, const mem_req *r) { mem_q_push(&s->in, r); }
+
+void sm_prefetch_reply(const sm *s, const mem_req *r)
 {
-    mem_q_push(&s->in, r);
-    if (prefetch && s->l1d && r->slot == SLOT_FILL && r->op != MEM_WR)
-        cache_prefetch_fill(s->l1d, r->addr, r->hint[0]); /* it fills in this SM's next cycle */
+    if (s->l1d && r->slot == SLOT_FILL && r->op != MEM_WR)
+        cache_prefetch_fill(s->l1d, r->addr, r->hint[0]);
 }
 stat_block *sm_stats(sm *s) { return &s->st; }
 uint64_t sm_warp_insts(const sm *s) { return s->st.v[SMS_warp_insts]; }

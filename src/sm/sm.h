@@ -129,9 +129,10 @@ uint64_t sm_park_skipped(const sm *s); /* cycles counted by settling so far */
 /* Queues to the memory system. */
 mem_q *sm_outbound(sm *s);          /* requests to the interconnect (drained in phase C) */
 int sm_inbound_room(const sm *s);   /* replies the SM can still accept */
-/* prefetch: the caller's core runs the SM's next cycle, so the fill's first reads are worth
- * fetching into its cache (from another core they would only take the lines away). */
-void sm_inbound_push(sm *s, const mem_req *r, int prefetch);
+void sm_inbound_push(sm *s, const mem_req *r); /* by the SM's own task, before its cycle */
+/* No effect: reply r fills the L1D in the SM's next cycle, on the caller's core, so what the
+ * fill reads first is fetched into its cache meanwhile. */
+void sm_prefetch_reply(const sm *s, const mem_req *r);
 
 /* Statistics: the "sm" set, and the SM's L1D cache block. */
 const stat_set *sm_stats_set(void);
