@@ -105,6 +105,7 @@ struct mem_part {
     int have_ret;             /* ret was popped from the DRAM and waits for queue room */
     uint32_t last_borrower, shared, shared_limit; /* 0: unlimited */
     stat_block st;
+    stat_block l2_hold;       /* all zero: the L2 statistics of a sub-partition without L2 */
     mem_req ret;
     uint32_t channel, global0;
     uint64_t unit;            /* miss-queue unit counter */
@@ -272,6 +273,7 @@ mem_part *mem_part_new(const knobs *k, const mem_addrmap *map, uint32_t channel)
     part_carve(p, k, latcap, &p->slab);
     p->last_borrower = p->n_sub - 1;
     stat_block_init(&p->st, mem_part_stats_set());
+    stat_block_init(&p->l2_hold, cache_stats_set());
     return p;
 }
 
@@ -286,6 +288,7 @@ void mem_part_free(mem_part *p)
     dram_free(p->d);
     base_slab_free(&p->slab);
     stat_block_free(&p->st);
+    stat_block_free(&p->l2_hold);
     free(p);
 }
 
@@ -832,6 +835,11 @@ uint32_t mem_part_flush_l2(mem_part *p)
 }
 
 cache *mem_part_l2(mem_part *p, uint32_t sub_i) { return sub_at(p, sub_i)->l2; }
+stat_block *mem_part_l2_stats(mem_part *p, uint32_t sub_i)
+{
+    cache *l2 = mem_part_l2(p, sub_i);
+    return l2 ? cache_stats(l2) : &p->l2_hold;
+}
 dram *mem_part_dram(mem_part *p) { return dram_of(p); }
 stat_block *mem_part_stats(mem_part *p)
 {

@@ -75,6 +75,8 @@ int mem_part_prefill_churns(mem_part *p, uint32_t sub);
 uint32_t mem_part_flush_l2(mem_part *p);
 
 cache *mem_part_l2(mem_part *p, uint32_t sub);
+/* Its L2 statistics; an all-zero block when l2_enabled = 0 (mem_part_l2 is NULL then). */
+stat_block *mem_part_l2_stats(mem_part *p, uint32_t sub);
 dram *mem_part_dram(mem_part *p);
 const stat_set *mem_part_stats_set(void);
 stat_block *mem_part_stats(mem_part *p);

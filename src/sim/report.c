@@ -46,7 +46,7 @@ void sim_snapshot(sim *g, sim_totals *t)
     }
     for (uint32_t c = 0; c < g->n_chan; c++) {
         for (uint32_t s = 0; s < g->n_sub; s++)
-            stat_block_add(&t->l2, cache_stats(mem_part_l2(g->part[c], s)));
+            stat_block_add(&t->l2, mem_part_l2_stats(g->part[c], s));
         stat_block_add(&t->dram, dram_stats(mem_part_dram(g->part[c])));
         stat_block_add(&t->part, mem_part_stats(g->part[c]));
     }

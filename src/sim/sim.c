@@ -561,7 +561,7 @@ int sim_run(sim *g, const trace_list *l, sim_result *r, FILE *diag, FILE *progre
     r->per_sub_l2 = base_calloc(g->n_sub_total, sizeof *r->per_sub_l2);
     for (uint32_t i = 0; i < g->n_sub_total; i++) {
         stat_block_init(&r->per_sub_l2[i], cache_stats_set());
-        stat_block_add(&r->per_sub_l2[i], cache_stats(mem_part_l2(g->part[i / g->n_sub], i % g->n_sub)));
+        stat_block_add(&r->per_sub_l2[i], mem_part_l2_stats(g->part[i / g->n_sub], i % g->n_sub));
     }
     r->per_chan_dram = base_calloc(g->n_chan, sizeof *r->per_chan_dram);
     for (uint32_t i = 0; i < g->n_chan; i++) {
