@@ -442,6 +442,23 @@ TEST(sim_watchdog_diagnoses_deadlock)
     su_rmdir(k.dir);
 }
 
+/* A launch latency longer than the watchdog is waiting with an end, not a deadlock: the run
+ * completes (it used to stop at the watchdog before the first CTA), and the latency is as
+ * configured. */
+TEST(sim_watchdog_waits_out_a_launch_latency)
+{
+    knob_cfg c;
+    su_knobs(&c);
+    c.v.kernel_launch_latency = 3000;
+    c.v.watchdog_cycles = 500;
+    sim_result r;
+    pchase(&c, 4, 1, 128, &r);
+    CHECK_EQ(r.k[0].first_cta_cycle - r.k[0].launch_cycle, 3000);
+    CHECK_EQ(su_total(&r, "l1d", "misses"), 4);
+    sim_result_free(&r);
+    knob_free(&c);
+}
+
 /* A modelled L1I: the first fetch of a kernel misses and delays the warp by exactly
  * icache_miss_latency; the rest of the 128-byte line then hits. */
 TEST(sim_icache_miss_latency)

@@ -413,6 +413,14 @@ void sim_retire(sim *g)
     kernels_end(g);
 }
 
+int sim_kernels_launching(const sim *g)
+{
+    for (size_t i = 0; i < g->nrk; i++)
+        if (g->rk[i].state == RK_RUN && !g->rk[i].eof && g->cycle < g->rk[i].first_cta)
+            return 1;
+    return 0;
+}
+
 int sim_all_done(const sim *g)
 {
     if (g->next_cmd < g->list->ncmds)

@@ -420,9 +420,11 @@ static int core_cycle(sim *g, base_err *e)
     return 0;
 }
 
+/* A launch latency counting down is waiting with an end, not a deadlock (a watchdog shorter
+ * than kernel_launch_latency used to stop every run at its first launch). */
 static int watchdog(sim *g, base_err *e, FILE *diag)
 {
-    if (g->moved) {
+    if (g->moved || sim_kernels_launching(g)) {
         g->moved = 0;
         g->last_progress_cycle = g->cycle;
         return 0;

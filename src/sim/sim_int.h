@@ -206,6 +206,7 @@ int sim_kernels_advance(sim *g, base_err *e);  /* launches what may launch; 0 or
 int sim_issue_ctas(sim *g, base_err *e);
 void sim_retire(sim *g);
 int sim_all_done(const sim *g);
+int sim_kernels_launching(const sim *g); /* a kernel with CTAs left is in its launch latency */
 void sim_finish_kernels(sim *g);
 /* ff.c */
 void sim_ff_after_core(sim *g, int moved);  /* moved: anything moved in the cycle just run */
