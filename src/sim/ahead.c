@@ -10,10 +10,10 @@
  * the edges go on without it (an edge waits for its own tasks only, and one long read inside
  * an edge would hold every thread up). The ring is then single-producer single-consumer: the
  * producer owns the tail and the consumer the head, and the count is the only word both
- * change. The main
- * thread touches a reader (or its dictionary) only while no job runs: before a direct read,
- * before decoding static instructions a CTA added, and before a kernel's end, it cancels a
- * job not yet taken or waits for the running one (asking it to stop after its current CTA).
+ * change. The main thread touches a reader (or its dictionary) only while no job runs: before
+ * a direct read, before decoding static instructions a CTA added, and before a kernel's end,
+ * it cancels a job not yet taken or waits for the running one (asking it to stop after its
+ * current CTA).
  * Without the team the ring is filled by one phase-B task, which never overlaps issue.
  * When issue finds the ring empty (a kernel's first wave, or a helper that fell behind), a
  * text kernel's ring is refilled by the whole team at once (read_batch, trace_par.c).

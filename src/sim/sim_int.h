@@ -224,9 +224,10 @@ int sim_ahead_take(sim *g, run_kernel *rk, trace_cta *slot, uint32_t *need, base
 void sim_ahead_free(sim *g, run_kernel *rk);
 /* sim.c */
 void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me); /* task i of phase B, on thread me */
-/* SMs: progress, a request to send, CTAs to retire; channels: ran, and after it their DRAM
- * side busy, their L2 side busy, replies waiting */
-enum { SMF_PROG, SMF_OUT, SMF_DONE, SMF_ACT, SMF_INROOM, SMF_CH_RAN, SMF_CH_DRAM, SMF_CH_L2, SMF_CH_REP, SMF_KINDS };
+/* SMs: progress, a request to send, CTAs to retire, work left inside, room for a reply;
+ * channels: ran, and after it their DRAM side busy, their L2 side busy, replies waiting */
+enum { SMF_PROG, SMF_OUT, SMF_DONE, SMF_ACT, SMF_INROOM,
+       SMF_CH_RAN, SMF_CH_DRAM, SMF_CH_L2, SMF_CH_REP, SMF_KINDS };
 uint64_t sim_smf_take(sim *g, int kind, uint32_t word); /* serial: OR of the threads' bits, cleared */
 uint32_t sim_task_owner(const sim *g, uint32_t i, uint32_t threads); /* its home thread */
 void sim_homes_rebalance(sim *g); /* main thread, between edges: SM homes follow the steals */

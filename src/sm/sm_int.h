@@ -151,8 +151,9 @@ struct sm {
     sm_pend *pend;
     uint32_t npend, pend_free_hint, pend_cap;
 
-    /* On a host line of their own: the serial phases pop `out` and push `in` from another
-     * core, which must not cost the SM's other fields a transfer back. */
+    /* On a host line of their own: the serial phase pops `out` from another core, which must
+     * not cost the SM's other fields a transfer back (`in` is filled by the SM's own task,
+     * from the simulator's inbox). */
     _Alignas(BASE_LINE) mem_q out, in;
     _Alignas(BASE_LINE) mem_req *waiters; /* cache_fill output: room for every merge of a line */
     size_t nwaiters;
