@@ -401,6 +401,7 @@ void sim_retire(sim *g)
             uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(bits);
             bits &= bits - 1;
             sim_sm_touch(g, s);
+            sim_sm_sync_pop(g, s); /* sm_active below reads the outbound queue */
             uint32_t n = sm_cta_retire(g->sm[s], g->done_by_uid);
             if (!sm_active(g->sm[s])) /* its last CTA left (see maybe_active) */
                 g->maybe_active[w] &= ~(1ull << (s % 64));

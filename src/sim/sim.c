@@ -63,6 +63,8 @@ sim *sim_new(const knobs *k, base_err *e)
     g->inbox = base_realloc_lines(NULL, 0, g->n_sm * sizeof *g->inbox);
     g->inbox_bits = base_calloc((g->n_sm + 63) / 64, sizeof *g->inbox_bits);
     g->inroom = base_calloc((g->n_sm + 63) / 64, sizeof *g->inroom);
+    g->outbox = base_realloc_lines(NULL, 0, g->n_sm * sizeof *g->outbox);
+    g->popq = base_calloc((g->n_sm + 63) / 64, sizeof *g->popq);
     for (uint32_t s = 0; s < g->n_sm; s++)
         if (sm_inbound_room(g->sm[s]))
             g->inroom[s / 64] |= 1ull << (s % 64);
@@ -105,6 +107,8 @@ void sim_free(sim *g)
     free(g->inbox);
     free(g->inbox_bits);
     free(g->inroom);
+    free(g->outbox);
+    free(g->popq);
     free(g->sm_open);
     sim_chans_free(g);
     free(g);
@@ -184,8 +188,10 @@ static void collect_active(sim *g)
         while (bits) {
             uint32_t i = wd * 64 + (uint32_t)__builtin_ctzll(bits);
             bits &= bits - 1;
-            if (g->park_at[i] && g->cycle < g->park_at[i])
+            if (g->park_at[i] && g->cycle < g->park_at[i]) {
+                sim_sm_sync_pop(g, i); /* not expected: a queue with a head does not park */
                 continue;
+            }
             sim_sm_touch(g, i); /* a park that ended: its skipped cycles are counted */
             g->active[n++] = i;
             ran |= 1ull << (i % 64);
@@ -222,6 +228,9 @@ void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me)
     }
     uint32_t s = g->active[i - g->task_chan];
     sm *u = g->sm[s];
+    mem_q *out = sm_outbound(u);
+    if (g->popq[s / 64] >> (s % 64) & 1) /* phase C sent it */
+        (void)mem_q_pop(out);
     if (g->inbox_bits[s / 64] >> (s % 64) & 1)
         sm_inbound_push(u, &g->inbox[s]);
     int prog = sm_cycle(u, g->cycle);
@@ -229,8 +238,12 @@ void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me)
     uint64_t *f = g->smf + (size_t)me * g->smf_stride + s / 64, bit = 1ull << (s % 64);
     if (prog)
         f[SMF_PROG * g->smf_words] |= bit;
-    if (!mem_q_empty(sm_outbound(u)))
+    if (!mem_q_empty(out)) {
+        g->outbox[s] = *mem_q_front(out);
         f[SMF_OUT * g->smf_words] |= bit;
+        if (out->n > 1)
+            f[SMF_OUT2 * g->smf_words] |= bit;
+    }
     if (sm_active_inside(u))
         f[SMF_ACT * g->smf_words] |= bit;
     if (sm_inbound_room(u))
@@ -374,31 +387,36 @@ static void phase_b(sim *g, unsigned m)
 
 /* ---- phase C ----------------------------------------------------------------------------- */
 
-/* Each SM with a request waiting sends its oldest, in SM order (as the active list was).
- * The SMs that ran keep their maybe_active bit while they have work: inside (their task's
- * SMF_ACT) or in the outbound queue after this. */
+/* Each SM with a request waiting sends its oldest, in SM order (as the active list was),
+ * from the copy in its outbox. The SMs that ran keep their maybe_active bit while they have
+ * work: inside (their task's SMF_ACT) or in the outbound queue after this. One whose queue is
+ * left empty with nothing inside would run no next cycle to pop the head: popped here. */
 static void sms_to_icnt(sim *g)
 {
     uint32_t sm_words = (g->n_sm + 63) / 64;
+    memset(g->popq, 0, sm_words * sizeof *g->popq); /* the SMs' tasks have popped them */
     for (uint32_t w = 0; w < g->smf_words; w++) {
         g->moved += sim_smf_take(g, SMF_PROG, w) != 0;
         uint64_t act = sim_smf_take(g, SMF_ACT, w), bits = sim_smf_take(g, SMF_OUT, w);
+        uint64_t more = sim_smf_take(g, SMF_OUT2, w);
         uint64_t room = sim_smf_take(g, SMF_INROOM, w);
+        act |= bits & more;
         while (bits) {
             uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(bits);
             uint64_t bit = bits & -bits;
             bits &= bits - 1;
-            mem_q *q = sm_outbound(g->sm[s]);
-            mem_req *r = mem_q_front(q);
-            unsigned bytes = mem_req_bytes(r, 0);
-            if (icnt_can_push(g->net, ICNT_REQ, s, bytes)) {
-                mem_req x = mem_q_pop(q);
-                x.loc = MEM_AT_ICNT_REQ;
-                icnt_push(g->net, ICNT_REQ, s, x.part, &x, bytes);
-                g->moved++;
-            }
-            if (!mem_q_empty(q))
+            mem_req x = g->outbox[s];
+            unsigned bytes = mem_req_bytes(&x, 0);
+            if (!icnt_can_push(g->net, ICNT_REQ, s, bytes)) {
                 act |= bit;
+                continue;
+            }
+            x.loc = MEM_AT_ICNT_REQ;
+            icnt_push(g->net, ICNT_REQ, s, x.part, &x, bytes);
+            g->moved++;
+            g->popq[w] |= bit;
+            if (!(act & bit))
+                sim_sm_sync_pop(g, s);
         }
         if (w < sm_words) {
             g->maybe_active[w] = (g->maybe_active[w] & ~g->ran[w]) | act;
@@ -493,6 +511,8 @@ static int run_loop(sim *g, base_err *e, FILE *diag)
             sim_progress(g, 0);
         sim_ff_after_core(g, moved);
     }
+    for (uint32_t s = 0; s < g->n_sm; s++) /* the SMs' state as a reader expects it */
+        sim_sm_sync_pop(g, s);
     return rc;
 }
 

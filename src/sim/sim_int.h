@@ -138,6 +138,14 @@ struct sim {
      * last ended, which holds until its next task (one reply per SM and cycle). */
     mem_req *inbox;
     uint64_t *inbox_bits, *inroom;
+    /* Requests on their way out, the other way round: an SM's task leaves a copy of its
+     * outbound queue's head in outbox[s] (SMF_OUT; SMF_OUT2 when more wait behind it), so
+     * phase C reads one line per SM that the SM's core wrote, not the queue's header and then
+     * its slot. A head phase C sends is popped by the SM's own task before its next cycle
+     * (its popq bit), where that task is sure to come next cycle (the SM has work left, so it
+     * cannot park: sm_parked); else phase C pops it itself (sim_sm_sync_pop). */
+    mem_req *outbox;
+    uint64_t *popq;
     const sim_place_ops *place;
     uint32_t last_sm;
     /* a bit per SM, clear while no waiting kernel's CTA fits it (until it retires one or a
@@ -174,6 +182,17 @@ struct sim {
     sim_result *res;
     base_err *err;
 };
+
+/* Serial: SM s's outbound head that phase C sent and its task has not yet popped, popped
+ * now, for a serial reader of the SM's queues or a cycle the task will not run. */
+static inline void sim_sm_sync_pop(sim *g, uint32_t s)
+{
+    uint64_t bit = 1ull << (s % 64);
+    if (g->popq[s / 64] & bit) {
+        g->popq[s / 64] &= ~bit;
+        (void)mem_q_pop(sm_outbound(g->sm[s]));
+    }
+}
 
 static inline void sim_mark_active(sim *g, uint32_t s)
 {
@@ -224,9 +243,9 @@ int sim_ahead_take(sim *g, run_kernel *rk, trace_cta *slot, uint32_t *need, base
 void sim_ahead_free(sim *g, run_kernel *rk);
 /* sim.c */
 void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me); /* task i of phase B, on thread me */
-/* SMs: progress, a request to send, CTAs to retire, work left inside, room for a reply;
+/* SMs: progress, a request to send (and more behind it), CTAs to retire, work left inside, room for a reply;
  * channels: ran, and after it their DRAM side busy, their L2 side busy, replies waiting */
-enum { SMF_PROG, SMF_OUT, SMF_DONE, SMF_ACT, SMF_INROOM,
+enum { SMF_PROG, SMF_OUT, SMF_OUT2, SMF_DONE, SMF_ACT, SMF_INROOM,
        SMF_CH_RAN, SMF_CH_DRAM, SMF_CH_L2, SMF_CH_REP, SMF_KINDS };
 uint64_t sim_smf_take(sim *g, int kind, uint32_t word); /* serial: OR of the threads' bits, cleared */
 uint32_t sim_task_owner(const sim *g, uint32_t i, uint32_t threads); /* its home thread */
