@@ -98,7 +98,8 @@ TEST(sim_team_many_ctas_same_json)
     write_grid("good_grid", NCTA);
     const char *runs[] = {"--threads=1", "--threads=2", "--threads=5",
                           "--threads=2 --omp_schedule=static", "--threads=2 --fast_forward=0",
-                          "--host_hugepages=0", "--threads=2 --team_adapt=0"};
+                          "--host_hugepages=0", "--threads=2 --team_adapt=0",
+                          "--threads=2 --team_chan_home=spread", "--threads=4 --team_chan_home=main"};
     same_json("good_grid", runs, BASE_ARRAY_LEN(runs), "", "\"gpu_tot_issued_cta\": 300",
               "\"gpu_tot_issued_cta\": 300");
 }

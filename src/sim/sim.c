@@ -282,19 +282,29 @@ uint32_t sim_task_owner(const sim *g, uint32_t i, uint32_t threads)
 }
 
 #ifdef _OPENMP
-/* The home threads of the SMs and channels for a team of `threads`: equal blocks to start
- * with (the SM blocks' borders move later: sim_homes_rebalance). */
+/* The home threads of the SMs and channels for a team of `threads`. The serial phases run on
+ * the main thread and push into or pop from some channel's queues every cycle: a channel
+ * homed on another thread costs host lines from that thread's core each time, where an SM
+ * costs one line a message (its inbox or outbox). With team_chan_home=main the channels all
+ * live on the main thread, which starts with half a share of the SMs; otherwise the channels
+ * are in equal blocks like the SMs. The SM blocks' borders move later (sim_homes_rebalance). */
 static void homes_init(sim *g, uint32_t threads)
 {
     g->home_sm = base_malloc(((size_t)g->n_sm + g->n_chan + threads + 1) * sizeof *g->home_sm);
     g->home_chan = g->home_sm + g->n_sm;
     g->sm_first = g->home_chan + g->n_chan;
-    for (uint32_t t = 0; t <= threads; t++)
-        g->sm_first[t] = (uint32_t)(((uint64_t)t * g->n_sm + threads - 1) / threads);
-    for (uint32_t s = 0; s < g->n_sm; s++)
-        g->home_sm[s] = (uint32_t)((uint64_t)s * threads / g->n_sm);
+    int chan_main = g->k.team_chan_home == 1 || (g->k.team_chan_home == 0 && threads == 2);
+    /* in half shares: thread 0 has 1 with the channels, 2 without; the others 2 each */
+    uint64_t halves = 2ull * threads - (uint64_t)chan_main;
+    for (uint32_t t = 0; t <= threads; t++) {
+        uint64_t before = t ? 2ull * t - (uint64_t)chan_main : 0;
+        g->sm_first[t] = (uint32_t)((before * g->n_sm + halves - 1) / halves);
+    }
+    for (uint32_t t = 0, s = 0; t < threads; t++)
+        for (; s < g->sm_first[t + 1]; s++)
+            g->home_sm[s] = t;
     for (uint32_t c = 0; c < g->n_chan; c++)
-        g->home_chan[c] = (uint32_t)((uint64_t)c * threads / g->n_chan);
+        g->home_chan[c] = chan_main ? 0 : (uint32_t)((uint64_t)c * threads / g->n_chan);
 }
 #endif
 
