@@ -200,3 +200,20 @@ TEST(sim_adapt_runs_the_faster_way)
     CHECK(share > 1 - probes && share < 1);
     CHECK_EQ(a.stay, SIM_ADAPT_STAY_MAX);
 }
+
+/* A workload whose pace changes is tried again at once: alone was faster while edges were
+ * cheap (long enough for the stay between tries to reach SIM_ADAPT_STAY_MAX windows), the
+ * team is once they cost six times as much alone and three times with the team. */
+TEST(sim_adapt_tries_again_when_the_pace_changes)
+{
+    sim_adapt a;
+    double now = 0;
+    sim_adapt_init(&a, now);
+    adapt_solo_share(&a, &now, 2e-6, 1e-6, 100 * SIM_ADAPT_STAY_MAX * SIM_ADAPT_EDGES);
+    CHECK_EQ(a.stay, SIM_ADAPT_STAY_MAX);
+    /* a window at the new pace, a try of the team, a window alone to compare: then the team
+     * runs, where waiting out the stay would have kept it alone for up to 64 windows */
+    double share = adapt_solo_share(&a, &now, 6e-6, 12e-6, 10 * SIM_ADAPT_EDGES);
+    CHECK(!a.solo);
+    CHECK(share <= 0.3);
+}

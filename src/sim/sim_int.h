@@ -39,6 +39,7 @@ typedef struct sim_adapt {
     uint32_t stay;     /* the same after a try: doubles while tries change nothing */
     double t0;         /* the window's start, s */
     double before, other; /* s per core edge: the window before the try, the try */
+    double ref;        /* s per core edge of the chosen way when last chosen; 0: not yet */
 } sim_adapt;
 
 typedef struct sim_team {
@@ -253,6 +254,7 @@ void sim_homes_rebalance(sim *g); /* main thread, between edges: SM homes follow
 #define SIM_ADAPT_EDGES 256u /* core edges a window */
 #define SIM_ADAPT_STAY 16u     /* windows the faster way runs before the other is tried */
 #define SIM_ADAPT_STAY_MAX 64u /* ... up to this many while the tries confirm it */
+#define SIM_ADAPT_DRIFT 1.5    /* a window this much slower or faster than ref: try now */
 void sim_adapt_init(sim_adapt *a, double now);
 /* After a core edge: 1 when it ended a window, which sim_adapt_window then closes with the
  * time (the clock is read once a window, not every edge); a->solo says how the next run. */

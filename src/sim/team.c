@@ -203,7 +203,10 @@ void sim_team_stop(sim_team *t) { atomic_store_explicit(&t->stop, 1, memory_orde
  * while the helpers still read CTAs ahead, or with the team). The try is set against the mean
  * of the windows before and after it, which cancels most of a drift in the host's speed or
  * the workload's; the other way wins by 3% or more. The chosen way then runs SIM_ADAPT_STAY
- * windows, twice as many after each try that changed nothing, up to SIM_ADAPT_STAY_MAX.
+ * windows, twice as many after each try that changed nothing, up to SIM_ADAPT_STAY_MAX, or
+ * until a window runs SIM_ADAPT_DRIFT times slower or faster than the chosen way did when it
+ * was chosen: then the workload changed (reduce 1M went from 13 to 39 us an edge alone, 17 to
+ * 29 with the team, and ran 18 windows alone at the slower pace before the next try).
  * Which thread runs a task never changes a result, so neither does this. */
 
 void sim_adapt_init(sim_adapt *a, double now)
@@ -221,6 +224,10 @@ void sim_adapt_window(sim_adapt *a, double now)
     if (a->windows++ == 0) /* the run's start: launches, copies, first reads */
         return;
     if (a->phase == 0) {
+        /* the workload's pace changed (a new kernel, the memory side filling up): which way
+         * is faster may have too */
+        if (a->ref > 0 && (per > SIM_ADAPT_DRIFT * a->ref || per * SIM_ADAPT_DRIFT < a->ref))
+            a->left = 1;
         if (--a->left == 0) {
             a->before = per;
             a->phase = 1;
@@ -234,6 +241,7 @@ void sim_adapt_window(sim_adapt *a, double now)
         int change = a->other < 0.97 * (a->before + per) / 2;
         a->stay = change ? SIM_ADAPT_STAY : a->stay < SIM_ADAPT_STAY_MAX ? 2 * a->stay : a->stay;
         a->solo ^= change;
+        a->ref = change ? a->other : per;
         a->left = a->stay;
         a->phase = 0;
     }
