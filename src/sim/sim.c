@@ -252,6 +252,19 @@ void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me)
         f[SMF_DONE * g->smf_words] |= bit;
 }
 
+/* Before task i runs (the thread's next, most likely): a reply in its SM's inbox was written
+ * on the main thread's core, a line the task would otherwise wait for as it starts. Any task
+ * number is safe, a stale or stolen one only fetches a line for nothing. */
+void sim_task_prefetch(const sim *g, uint32_t i)
+{
+    uint32_t first = g->task_ahead + g->task_icnt + g->task_chan;
+    if (g->job || i < first || i - first >= g->nactive)
+        return;
+    uint32_t s = g->active[i - first];
+    if (g->inbox_bits[s / 64] >> (s % 64) & 1)
+        __builtin_prefetch(&g->inbox[s]);
+}
+
 /* Serial: kind k's bits of word w from every thread, which are cleared (taken). */
 uint64_t sim_smf_take(sim *g, int k, uint32_t w)
 {

@@ -244,6 +244,7 @@ int sim_ahead_take(sim *g, run_kernel *rk, trace_cta *slot, uint32_t *need, base
 void sim_ahead_free(sim *g, run_kernel *rk);
 /* sim.c */
 void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me); /* task i of phase B, on thread me */
+void sim_task_prefetch(const sim *g, uint32_t i); /* before task i: fetch what it reads first */
 /* SMs: progress, a request to send (and more behind it), CTAs to retire, work left inside, room for a reply;
  * channels: ran, and after it their DRAM side busy, their L2 side busy, replies waiting */
 enum { SMF_PROG, SMF_OUT, SMF_OUT2, SMF_DONE, SMF_ACT, SMF_INROOM,

@@ -106,6 +106,8 @@ static uint32_t work(sim *g, sim_team *t, uint32_t me, uint32_t e)
 {
     uint32_t ran = 0, j;
     while (take(t, me, e, 0, &j)) {
+        if (j + 1 < t->max_tasks) /* most likely this thread's next task */
+            sim_task_prefetch(g, t->order[j + 1]);
         sim_run_task(g, t->order[j], t->mask, me);
         ran++;
     }
