@@ -123,8 +123,9 @@ TEST(sim_ref_vecadd_sm61) { check_case(&CASES[4]); }
 
 /* The JSON of a whole run is byte-identical cycle by cycle and edge by edge (fast_forward=0,
  * dram_defer=0) and with the fast-forward and deferred DRAM edges, for 1 to 4 threads, every
- * schedule (the persistent team, OpenMP static and dynamic loops) and both homes of the memory
- * channels (team_chan_home): every shared trace (with
+ * schedule (the persistent team, OpenMP static and dynamic loops), both homes of the memory
+ * channels (team_chan_home) and the team started at once, after 1 ms (mid-run, where the run
+ * lasts that long) or after the default 20 ms: every shared trace (with
  * its reference config) and every bundled synth sample. */
 static void same_json(const char *trace, const char *cfgdir)
 {
@@ -133,9 +134,12 @@ static void same_json(const char *trace, const char *cfgdir)
         snprintf(cfg, sizeof cfg, "--config=%s/gpgpusim.config --config=%s/trace.config "
                  "--kernel_launch_latency=0", cfgdir, cfgdir);
     char *first = NULL;
-    const char *runs[] = {"--fast_forward=0 --dram_defer=0", "--threads=1", "--threads=2", "--threads=4",
+    const char *runs[] = {"--fast_forward=0 --dram_defer=0", "--threads=1",
+                          "--threads=2 --team_start_ms=0", "--threads=4 --team_start_ms=0",
+                          "--threads=2 --team_start_ms=1", "--threads=2",
                           "--threads=3 --omp_schedule=static", "--threads=4 --omp_schedule=dynamic",
-                          "--threads=2 --team_chan_home=spread", "--threads=3 --team_chan_home=main"};
+                          "--threads=2 --team_chan_home=spread --team_start_ms=0",
+                          "--threads=3 --team_chan_home=main --team_start_ms=0"};
     for (int i = 0; i < (int)BASE_ARRAY_LEN(runs); i++) {
         char out[512];
         snprintf(out, sizeof out, "%s/det-%d.json", test_tmpdir(), i);

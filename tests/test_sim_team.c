@@ -41,7 +41,8 @@ static void write_grid(const char *dir, int bad)
 TEST(sim_team_read_ahead_error_matches_serial)
 {
     write_grid("bad_grid", BAD_CTA);
-    const char *runs[] = {"--threads=1", "--threads=2", "--threads=4",
+    const char *runs[] = {"--threads=1", "--threads=2 --team_start_ms=0",
+                          "--threads=4 --team_start_ms=0", "--threads=2",
                           "--threads=2 --omp_schedule=static", "--threads=3 --omp_schedule=dynamic"};
     char *first = NULL;
     for (size_t i = 0; i < BASE_ARRAY_LEN(runs); i++) {
@@ -96,10 +97,13 @@ static void same_json(const char *dir, const char *const *runs, size_t n, const 
 TEST(sim_team_many_ctas_same_json)
 {
     write_grid("good_grid", NCTA);
-    const char *runs[] = {"--threads=1", "--threads=2", "--threads=5",
-                          "--threads=2 --omp_schedule=static", "--threads=2 --fast_forward=0",
-                          "--host_hugepages=0", "--threads=2 --team_adapt=0",
-                          "--threads=2 --team_chan_home=spread", "--threads=4 --team_chan_home=main"};
+    const char *runs[] = {"--threads=1", "--threads=2 --team_start_ms=0",
+                          "--threads=5 --team_start_ms=0", "--threads=2",
+                          "--threads=2 --omp_schedule=static",
+                          "--threads=2 --fast_forward=0 --team_start_ms=0", "--host_hugepages=0",
+                          "--threads=2 --team_adapt=0 --team_start_ms=0",
+                          "--threads=2 --team_chan_home=spread --team_start_ms=0",
+                          "--threads=4 --team_chan_home=main --team_start_ms=0"};
     same_json("good_grid", runs, BASE_ARRAY_LEN(runs), "", "\"gpu_tot_issued_cta\": 300",
               "\"gpu_tot_issued_cta\": 300");
 }
@@ -117,7 +121,7 @@ TEST(sim_memcpy_prefill_skip_same_json)
     test_write_text("big_copy/kernelslist.g",
                     "MemcpyHtoD,0x00007eff00000000,35651584\nkernel-1.traceg\n");
     const char *runs[] = {"--memcpy_prefill_skip=0", "--memcpy_prefill_skip=1",
-                          "--memcpy_prefill_skip=1 --threads=2"};
+                          "--memcpy_prefill_skip=1 --threads=2 --team_start_ms=0"};
     same_json("big_copy", runs, BASE_ARRAY_LEN(runs), "", "\"gpu_tot_issued_cta\": 300",
               "\"L2_total_cache_accesses\": 1200,");
 }
@@ -127,7 +131,8 @@ TEST(sim_team_memcpy_prefill_same_json)
     write_grid("copy_grid", NCTA);
     test_write_text("copy_grid/kernelslist.g",
                     "MemcpyHtoD,0x00007effff800000,8454144\nkernel-1.traceg\n");
-    const char *runs[] = {"--threads=1", "--threads=2", "--threads=5"};
+    const char *runs[] = {"--threads=1", "--threads=2 --team_start_ms=0",
+                          "--threads=5 --team_start_ms=0", "--threads=2"};
     same_json("copy_grid", runs, BASE_ARRAY_LEN(runs), "--memcpy_truncate_32bit=0",
               "\"L2_total_cache_accesses\": 1200,", "\"L2_total_cache_misses\": 0,");
 }

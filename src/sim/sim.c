@@ -342,7 +342,7 @@ void sim_homes_rebalance(sim *g)
 
 void sim_team_jobs(sim *g, uint32_t n, void (*fn)(sim *g, void *ctx, uint32_t i), void *ctx)
 {
-    if (!g->use_team || n < 2 || n > g->team.max_tasks) {
+    if (!g->use_team || g->team_deferred || n < 2 || n > g->team.max_tasks) {
         for (uint32_t i = 0; i < n; i++)
             fn(g, ctx, i);
         return;
@@ -396,7 +396,7 @@ static void phase_b(sim *g, unsigned m)
     g->task_chan = (m & (1u << CLK_DRAM | 1u << CLK_L2)) || g->ch.pend ? sim_chans_plan(g, m) : 0;
     if (g->use_team) {
         g->task_ahead = 0;
-        if (m & 1u << CLK_CORE)
+        if ((m & 1u << CLK_CORE) && !g->team_deferred)
             sim_ahead_post(g);
     } else {
         g->task_ahead = g->nactive > 1 && sim_ahead_wanted(g);
@@ -456,7 +456,7 @@ static int core_cycle(sim *g, base_err *e)
     if (sim_kernels_advance(g, e) || sim_issue_ctas(g, e))
         return -1;
     g->cycle++;
-    if (g->use_team && g->k.team_adapt && sim_adapt_edge(&g->adapt))
+    if (g->use_team && !g->team_deferred && g->k.team_adapt && sim_adapt_edge(&g->adapt))
         sim_adapt_window(&g->adapt, base_now_s());
     return 0;
 }
@@ -509,10 +509,16 @@ static int step(sim *g, base_err *e)
     return 0;
 }
 
-/* The simulation proper: edges until every command is done, an error, or a stop knob. */
-static int run_loop(sim *g, base_err *e, FILE *diag)
+/* The simulation proper: edges until every command is done (0), an error (-1), or a stop
+ * knob (0); with `until` above 0, also until the host clock passes it, checked every 256
+ * core cycles (1: call again to go on). */
+static int run_loop(sim *g, base_err *e, FILE *diag, double until)
 {
-    int rc = sim_kernels_advance(g, e);
+    int rc = 0;
+    if (!g->loop_began) {
+        g->loop_began = 1;
+        rc = sim_kernels_advance(g, e);
+    }
     while (rc == 0 && !sim_all_done(g)) {
         int core = step(g, e);
         if (core < 0) {
@@ -533,6 +539,8 @@ static int run_loop(sim *g, base_err *e, FILE *diag)
         if (g->progress && (g->cycle & 1023) == 0)
             sim_progress(g, 0);
         sim_ff_after_core(g, moved);
+        if (until > 0 && (g->cycle & 255) == 0 && base_now_s() > until)
+            return 1;
     }
     for (uint32_t s = 0; s < g->n_sm; s++) /* the SMs' state as a reader expects it */
         sim_sm_sync_pop(g, s);
@@ -540,25 +548,36 @@ static int run_loop(sim *g, base_err *e, FILE *diag)
 }
 
 /* With the team schedule and more than one thread, the helper threads live for the whole
- * loop (team.c); the main thread runs the loop and hands phase B to the team. */
+ * loop (team.c); the main thread runs the loop and hands phase B to the team. The first
+ * team_start_ms of the loop run on the main thread alone, as a solo window with no helpers
+ * yet (team_deferred): on the 2-core host starting the helpers took 0.5-4 ms and their end up
+ * to as much again, where a small trace's whole run takes a few ms (ffma on two threads took
+ * 12-14 ms against 6 on one). A run that ends within it never starts them. */
 static int run_parallel(sim *g, base_err *e, FILE *diag)
 {
 #ifdef _OPENMP
     /* phase B's most tasks: the read-ahead, two subnets, every channel and SM */
     uint32_t most = 3 + g->n_chan + g->n_sm;
     if (g->k.threads > 1 && g->k.omp_schedule == 0 && most <= sim_team_max_tasks()) {
-        int rc = 0;
         sim_team_init(&g->team, (uint32_t)g->k.threads, most);
         homes_init(g, (uint32_t)g->k.threads);
         g->use_team = 1;
-        sim_adapt_init(&g->adapt, base_now_s());
+        g->team_deferred = 1;
+        g->adapt.solo = 1;
+        int rc = 1;
+        if (g->k.team_start_ms)
+            rc = run_loop(g, e, diag, base_now_s() + 1e-3 * (double)g->k.team_start_ms);
+        g->team_deferred = 0;
+        if (rc == 1) {
+            sim_adapt_init(&g->adapt, base_now_s());
 #pragma omp parallel num_threads((int)g->k.threads)
-        {
-            if (omp_get_thread_num() == 0) {
-                rc = run_loop(g, e, diag);
-                sim_team_stop(&g->team);
-            } else {
-                sim_team_work(g, (uint32_t)omp_get_thread_num());
+            {
+                if (omp_get_thread_num() == 0) {
+                    rc = run_loop(g, e, diag, 0);
+                    sim_team_stop(&g->team);
+                } else {
+                    sim_team_work(g, (uint32_t)omp_get_thread_num());
+                }
             }
         }
         g->use_team = 0;
@@ -569,7 +588,7 @@ static int run_parallel(sim *g, base_err *e, FILE *diag)
         return rc;
     }
 #endif
-    return run_loop(g, e, diag);
+    return run_loop(g, e, diag, 0);
 }
 
 int sim_run(sim *g, const trace_list *l, sim_result *r, FILE *diag, FILE *progress, base_err *e)

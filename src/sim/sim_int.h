@@ -166,6 +166,8 @@ struct sim {
     uint64_t ff_skipped;       /* core cycles jumped over */
     sim_team team;
     int use_team;              /* phase B goes to the team (threads > 1, team schedule) */
+    int team_deferred;         /* with use_team: the helpers have not started yet (sim.c) */
+    int loop_began;            /* run_loop made its first kernel advance */
     sim_adapt adapt;           /* with the team and team_adapt: solo windows */
     uint32_t *home_sm, *home_chan; /* with the team: each SM's and channel's home thread */
     uint32_t *sm_first;        /* threads + 1: thread t's SMs are sm_first[t] .. sm_first[t+1]-1 */
