@@ -209,8 +209,8 @@ int sim_ahead_take(sim *g, run_kernel *rk, trace_cta *slot, uint32_t *need, base
         quiesce(g);
         if (atomic_load_explicit(&rk->ahead_n, memory_order_acquire))
             continue;
-        if (!rk->ahead_chunk || rk->ahead_end)
-            break; /* no job runs and the ring is empty: read here */
+        if (!rk->ahead_chunk || rk->ahead_end || g->team_deferred)
+            break; /* no job runs and the ring is empty (or no team to parse a batch): read here */
         read_batch(g, rk);
     }
     if (rk->ahead_end > 0)
