@@ -511,10 +511,11 @@ static int step(sim *g, base_err *e)
 
 /* The simulation proper: edges until every command is done (0), an error (-1), or a stop
  * knob (0); with `until` above 0, also until the host clock passes it, checked every 256
- * core cycles (1: call again to go on). */
+ * core edges (1: call again to go on). */
 static int run_loop(sim *g, base_err *e, FILE *diag, double until)
 {
     int rc = 0;
+    uint32_t edges = 0; /* counted, not read off the cycle: a fast-forward jumps over cycles */
     if (!g->loop_began) {
         g->loop_began = 1;
         rc = sim_kernels_advance(g, e);
@@ -539,7 +540,7 @@ static int run_loop(sim *g, base_err *e, FILE *diag, double until)
         if (g->progress && (g->cycle & 1023) == 0)
             sim_progress(g, 0);
         sim_ff_after_core(g, moved);
-        if (until > 0 && (g->cycle & 255) == 0 && base_now_s() > until)
+        if (until > 0 && (++edges & 255) == 0 && base_now_s() > until)
             return 1;
     }
     for (uint32_t s = 0; s < g->n_sm; s++) /* the SMs' state as a reader expects it */
