@@ -543,8 +543,7 @@ static int run_loop(sim *g, base_err *e, FILE *diag, double until)
         if (until > 0 && (++edges & 255) == 0 && base_now_s() > until)
             return 1;
     }
-    for (uint32_t s = 0; s < g->n_sm; s++) /* the SMs' state as a reader expects it */
-        sim_sm_sync_pop(g, s);
+    sim_sync_sms(g);
     return rc;
 }
 

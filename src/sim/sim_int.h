@@ -197,6 +197,13 @@ static inline void sim_sm_sync_pop(sim *g, uint32_t s)
     }
 }
 
+/* Every SM's sent head popped: the SMs' queues as a serial reader expects them. */
+static inline void sim_sync_sms(sim *g)
+{
+    for (uint32_t s = 0; s < g->n_sm; s++)
+        sim_sm_sync_pop(g, s);
+}
+
 static inline void sim_mark_active(sim *g, uint32_t s)
 {
     g->maybe_active[s / 64] |= 1ull << (s % 64);

@@ -14,8 +14,7 @@ double sim_wall(void)
 void sim_diagnose(sim *g, FILE *f)
 {
     sim_sync_channels(g);
-    for (uint32_t s = 0; s < g->n_sm; s++)
-        sim_sm_sync_pop(g, s);
+    sim_sync_sms(g);
     fprintf(f, "lockstep: deadlock diagnosis at core cycle %llu (no unit made progress for "
                "%lld cycles)\n",
             (unsigned long long)g->cycle, (long long)g->k.watchdog_cycles);
