@@ -82,6 +82,13 @@ void *base_realloc_lines(void *p, size_t keep, size_t n)
     return q;
 }
 
+void *base_calloc_lines(size_t n)
+{
+    void *q = base_realloc_lines(NULL, 0, n);
+    memset(q, 0, n);
+    return q;
+}
+
 void base_put_u64_line(FILE *f, const char *const *part, size_t n, uint64_t v)
 {
     char line[256];

@@ -50,6 +50,7 @@ void *base_realloc(void *p, size_t n);
  * cache lines; the first `keep` bytes of p are copied, and p is freed (free() frees it). */
 #define BASE_LINE 64
 void *base_realloc_lines(void *p, size_t keep, size_t n);
+void *base_calloc_lines(size_t n); /* n zero bytes from a host-line boundary */
 char *base_strdup(const char *s);
 /* Writes the n strings of part, then " = <v>\n", with one fwrite: statistics are hundreds
  * of such lines, and printf's format parsing made them a tenth of a short run's time. */

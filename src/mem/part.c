@@ -260,8 +260,7 @@ mem_part *mem_part_new(const knobs *k, const mem_addrmap *map, uint32_t channel)
     p->dram_lat = (uint64_t)k->dram_latency;
     p->missq_lim = k->l2_enabled ? (uint32_t)k->l2_miss_queue : 1;
     paddr_init(&p->pa, map, k);
-    p->s = base_realloc_lines(NULL, 0, p->n_sub * sizeof *p->s);
-    memset(p->s, 0, p->n_sub * sizeof *p->s);
+    p->s = base_calloc_lines(p->n_sub * sizeof *p->s);
     for (uint32_t i = 0; i < p->n_sub; i++)
         sub_init(p, &p->s[i], k);
     p->d = dram_new(k, map, channel);

@@ -60,10 +60,10 @@ sim *sim_new(const knobs *k, base_err *e)
     g->park_at = base_calloc(g->n_sm, sizeof *g->park_at);
     g->maybe_active = base_calloc((g->n_sm + 63) / 64, sizeof *g->maybe_active);
     g->ran = base_calloc((g->n_sm + 63) / 64, sizeof *g->ran);
-    g->inbox = base_realloc_lines(NULL, 0, g->n_sm * sizeof *g->inbox);
+    g->inbox = base_calloc_lines(g->n_sm * sizeof *g->inbox);
     g->inbox_bits = base_calloc((g->n_sm + 63) / 64, sizeof *g->inbox_bits);
     g->inroom = base_calloc((g->n_sm + 63) / 64, sizeof *g->inroom);
-    g->outbox = base_realloc_lines(NULL, 0, g->n_sm * sizeof *g->outbox);
+    g->outbox = base_calloc_lines(g->n_sm * sizeof *g->outbox);
     g->popq = base_calloc((g->n_sm + 63) / 64, sizeof *g->popq);
     for (uint32_t s = 0; s < g->n_sm; s++)
         if (sm_inbound_room(g->sm[s]))

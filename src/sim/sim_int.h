@@ -254,8 +254,9 @@ void sim_ahead_free(sim *g, run_kernel *rk);
 /* sim.c */
 void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me); /* task i of phase B, on thread me */
 void sim_task_prefetch(const sim *g, uint32_t i); /* before task i: fetch what it reads first */
-/* SMs: progress, a request to send (and more behind it), CTAs to retire, work left inside, room for a reply;
- * channels: ran, and after it their DRAM side busy, their L2 side busy, replies waiting */
+/* SMs: progress, a request to send (and more behind it), CTAs to retire, work left inside,
+ * room for a reply; channels: ran, and after it their DRAM side busy, their L2 side busy,
+ * replies waiting */
 enum { SMF_PROG, SMF_OUT, SMF_OUT2, SMF_DONE, SMF_ACT, SMF_INROOM,
        SMF_CH_RAN, SMF_CH_DRAM, SMF_CH_L2, SMF_CH_REP, SMF_KINDS };
 uint64_t sim_smf_take(sim *g, int kind, uint32_t word); /* serial: OR of the threads' bits, cleared */

@@ -205,8 +205,7 @@ static cache *new_l1d(const knobs *k, int assoc)
 sm *sm_new(const sm_ctx *ctx, uint32_t id)
 {
     const knobs *k = ctx->k;
-    sm *s = base_realloc_lines(NULL, 0, sizeof *s); /* the queues' line (sm_int.h) */
-    memset(s, 0, sizeof *s);
+    sm *s = base_calloc_lines(sizeof *s); /* the queues' line (sm_int.h) */
     s->ctx = ctx;
     s->k = k;
     s->id = id;

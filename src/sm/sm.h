@@ -127,7 +127,7 @@ void sm_park_disarm(sm *s);
 uint64_t sm_park_skipped(const sm *s); /* cycles counted by settling so far */
 
 /* Queues to the memory system. */
-mem_q *sm_outbound(sm *s);          /* requests to the interconnect (drained in phase C) */
+mem_q *sm_outbound(sm *s);          /* requests to the interconnect (sent in phase C) */
 int sm_inbound_room(const sm *s);   /* replies the SM can still accept */
 void sm_inbound_push(sm *s, const mem_req *r); /* by the SM's own task, before its cycle */
 /* No effect: reply r fills the L1D in the SM's next cycle, on the caller's core, so what the

@@ -151,9 +151,10 @@ struct sm {
     sm_pend *pend;
     uint32_t npend, pend_free_hint, pend_cap;
 
-    /* On a host line of their own: the serial phase pops `out` from another core, which must
-     * not cost the SM's other fields a transfer back (`in` is filled by the SM's own task,
-     * from the simulator's inbox). */
+    /* On a host line of their own, away from the fields the SM's task writes every cycle: both
+     * are pushed and popped by the SM's own task (replies come through the simulator's inbox,
+     * requests leave as a copy of `out`'s head in its outbox), but a serial reader may still
+     * pop a sent head here (sim_sm_sync_pop). */
     _Alignas(BASE_LINE) mem_q out, in;
     _Alignas(BASE_LINE) mem_req *waiters; /* cache_fill output: room for every merge of a line */
     size_t nwaiters;
