@@ -77,3 +77,14 @@ int base_heap_hugepages(void)
 }
 
 int base_heap_is_huge(void) { return heap_huge; }
+
+void base_heap_prefault(void)
+{
+#if HEAP_CAN && defined(MADV_POPULATE_WRITE)
+    char *p = malloc(1), *top = sbrk(0);
+    uintptr_t from = ((uintptr_t)p + PAGE_BYTES) & ~(PAGE_BYTES - 1); /* past p's page */
+    if (p && top != (char *)-1 && (uintptr_t)top > from)
+        (void)madvise((void *)from, (size_t)((uintptr_t)top - from), MADV_POPULATE_WRITE);
+    free(p);
+#endif
+}

@@ -21,4 +21,12 @@ int base_heap_hugepages(void);
  * mid-sized slabs from the heap only when it is huge-page backed. */
 int base_heap_is_huge(void);
 
+/* Faults in, with one call, the part of malloc's first heap that nothing has touched yet
+ * (about 130 KB, where the command line and config files are parsed). On the development VM
+ * a page fault took ~11 us in November 2026 (in a slower spell than the 1.7 us above) and a
+ * bulk populate ~1.3 us a page: 30 faults fewer, 0.3 ms off a 4 ms run. Best effort, like
+ * base_heap_hugepages: a no-op where the kernel or C library lacks the means. Called first
+ * thing in main, by the only thread. */
+void base_heap_prefault(void);
+
 #endif

@@ -1,6 +1,8 @@
 /* lockstep: one binary, subcommands. */
 #include "cli.h"
 
+#include "base/heap.h"
+
 #include <string.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -30,6 +32,7 @@ int main(int argc, char **argv)
      * costs nothing until touched either. */
     mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 #endif
+    base_heap_prefault();
     if (argc < 2) {
         usage(stderr);
         return BASE_EXIT_USAGE;

