@@ -124,8 +124,9 @@ TEST(sim_ref_vecadd_sm61) { check_case(&CASES[4]); }
 /* The JSON of a whole run is byte-identical cycle by cycle and edge by edge (fast_forward=0,
  * dram_defer=0) and with the fast-forward and deferred DRAM edges, for 1 to 4 threads, every
  * schedule (the persistent team, OpenMP static and dynamic loops), both homes of the memory
- * channels (team_chan_home) and the team started at once, after 1 ms (mid-run, where the run
- * lasts that long) or after the default 20 ms: every shared trace (with
+ * channels (team_chan_home) and the team started at once, after two solo periods of 1 ms
+ * (mid-run, where the run lasts that long) or by default (periods of 10 ms, and only on edges
+ * long enough): every shared trace (with
  * its reference config) and every bundled synth sample. */
 static void same_json(const char *trace, const char *cfgdir)
 {
@@ -136,7 +137,7 @@ static void same_json(const char *trace, const char *cfgdir)
     char *first = NULL;
     const char *runs[] = {"--fast_forward=0 --dram_defer=0", "--threads=1",
                           "--threads=2 --team_start_ms=0", "--threads=4 --team_start_ms=0",
-                          "--threads=2 --team_start_ms=1", "--threads=2",
+                          "--threads=2 --team_start_ms=1 --team_min_edge_us=0", "--threads=2",
                           "--threads=3 --omp_schedule=static", "--threads=4 --omp_schedule=dynamic",
                           "--threads=2 --team_chan_home=spread --team_start_ms=0",
                           "--threads=3 --team_chan_home=main --team_start_ms=0"};

@@ -137,6 +137,42 @@ TEST(sim_team_memcpy_prefill_same_json)
               "\"L2_total_cache_accesses\": 1200,", "\"L2_total_cache_misses\": 0,");
 }
 
+/* The helpers start after the solo periods only where the edges are long enough for a team
+ * (team_min_edge_us): never with an impossible bound, after the second 1 ms period with none,
+ * at once with team_start_ms=0; the statistics are the same every way. pchase runs tens of
+ * ms in edges of well under 1 us. */
+TEST(sim_team_starts_only_on_edges_worth_it)
+{
+    const char *runs[] = {"--threads=1", "--threads=2 --team_start_ms=1 --team_min_edge_us=1e6",
+                          "--threads=2 --team_start_ms=1 --team_min_edge_us=0",
+                          "--threads=2 --team_start_ms=0"};
+    const char *want[] = {NULL, "# team of 2 threads: helpers never started (last solo period judged: ",
+                          "# team of 2 threads: helpers started ", "# team of 2 threads: helpers started 0.0"};
+    char *first = NULL;
+    for (size_t i = 0; i < BASE_ARRAY_LEN(runs); i++) {
+        char json[512];
+        snprintf(json, sizeof json, "%s/edges-%zu.json", test_tmpdir(), i);
+        test_proc p = test_lockstep("run %s --stats-json=%s samples/synth/pchase", runs[i], json);
+        CHECK_EQ(p.status, 0);
+        if (want[i])
+            CHECK_HAS(p.out, want[i]);
+        else
+            CHECK(strstr(p.out, "# team of") == NULL);
+        char *j = test_read_file(json, NULL);
+        CHECK(j != NULL);
+        if (!j)
+            break;
+        if (!first)
+            first = j;
+        else {
+            if (strcmp(first, j))
+                test_fail_at(__FILE__, __LINE__, "JSON differs with %s", runs[i]);
+            free(j);
+        }
+    }
+    free(first);
+}
+
 /* The team's SM homes (sim_homes_rebalance): a thread that keeps taking its neighbour's
  * tasks gets the SM on their border, one per look, never its neighbour's last; steals under
  * the slack move nothing; every look starts the counts again. */

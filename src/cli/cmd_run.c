@@ -61,6 +61,16 @@ static void print_rate(FILE *f, const sim_result *r)
                "parked\n",
             r->wall_s, (double)wi / w, (double)r->total.cycle / w,
             (unsigned long long)r->ff_cycles, (unsigned long long)r->park_cycles);
+    if (r->team_threads < 2)
+        return;
+    fprintf(f, "# team of %d threads: ", r->team_threads);
+    if (r->team_start_s >= 0)
+        fprintf(f, "helpers started %.3f s into the run", r->team_start_s);
+    else
+        fprintf(f, "helpers never started");
+    if (r->solo_edge_us > 0)
+        fprintf(f, " (last solo period judged: %.2f us a core edge)", r->solo_edge_us);
+    fputc('\n', f);
 }
 
 /* A MacSim GPU trace runs through the converter: written as an Accel-Sim directory in a

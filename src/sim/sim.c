@@ -515,7 +515,6 @@ static int step(sim *g, base_err *e)
 static int run_loop(sim *g, base_err *e, FILE *diag, double until)
 {
     int rc = 0;
-    uint32_t edges = 0; /* counted, not read off the cycle: a fast-forward jumps over cycles */
     if (!g->loop_began) {
         g->loop_began = 1;
         rc = sim_kernels_advance(g, e);
@@ -540,19 +539,49 @@ static int run_loop(sim *g, base_err *e, FILE *diag, double until)
         if (g->progress && (g->cycle & 1023) == 0)
             sim_progress(g, 0);
         sim_ff_after_core(g, moved);
-        if (until > 0 && (++edges & 255) == 0 && base_now_s() > until)
+        /* counted, not read off the cycle: a fast-forward jumps over cycles */
+        if ((++g->loop_edges & 255) == 0 && until > 0 && base_now_s() > until)
             return 1;
     }
     sim_sync_sms(g);
     return rc;
 }
 
+/* Whether a solo period's core edges were long enough for a team of the run's threads to
+ * beat the main thread alone. Handing an edge over costs the team about h (the threads'
+ * wake-up and the last task's end reaching the main thread), so T threads win only where an
+ * edge of d takes d/T + h < d, d > h T/(T-1); team_min_edge_us is that bound for two threads,
+ * 2h. */
+static int team_pays(sim *g, double secs, uint64_t edges)
+{
+    double t = (double)g->k.threads, min_us = g->k.team_min_edge_us * t / (2.0 * (t - 1.0));
+    g->res->solo_edge_us = edges ? secs * 1e6 / (double)edges : 0;
+    return secs * 1e6 >= min_us * (double)edges;
+}
+
+/* Runs the loop alone in periods of team_start_ms until it ends (returns 0 or -1) or a period
+ * after the first shows edges a team can speed up (1: start the helpers). The first period is
+ * not judged: it holds the run's start (first touches of the model's memory, the first CTAs
+ * read), which made pchase's first edges cost 2-40 us against 0.1-0.2 later. */
+static int run_solo_periods(sim *g, base_err *e, FILE *diag)
+{
+    for (int first = 1;; first = 0) {
+        double t0 = base_now_s();
+        uint64_t e0 = g->loop_edges;
+        int rc = run_loop(g, e, diag, t0 + 1e-3 * (double)g->k.team_start_ms);
+        if (rc != 1 || (!first && team_pays(g, base_now_s() - t0, g->loop_edges - e0)))
+            return rc;
+    }
+}
+
 /* With the team schedule and more than one thread, the helper threads live for the whole
- * loop (team.c); the main thread runs the loop and hands phase B to the team. The first
- * team_start_ms of the loop run on the main thread alone, as a solo window with no helpers
- * yet (team_deferred): on the 2-core host starting the helpers took 0.5-4 ms and their end up
- * to as much again, where a small trace's whole run takes a few ms (ffma on two threads took
- * 12-14 ms against 6 on one). A run that ends within it never starts them. */
+ * loop (team.c); the main thread runs the loop and hands phase B to the team. The loop
+ * first runs on the main thread alone, as a solo window with no helpers yet
+ * (team_deferred), for at least two periods of team_start_ms and for as long as its edges
+ * are too short for the team (run_solo_periods): on the 2-core host starting the helpers took
+ * 0.5-4 ms and their end up to as much again, where a small trace's whole run takes a few ms
+ * (ffma on two threads took 12-14 ms against 6 on one), and on edges of 0.1-3 us the team
+ * lost (pchase 0.74-0.78x, hmma 0.85-0.90x). A run that ends sooner never starts them. */
 static int run_parallel(sim *g, base_err *e, FILE *diag)
 {
 #ifdef _OPENMP
@@ -564,10 +593,10 @@ static int run_parallel(sim *g, base_err *e, FILE *diag)
         g->use_team = 1;
         g->team_deferred = 1;
         g->adapt.solo = 1;
-        int rc = 1;
-        if (g->k.team_start_ms)
-            rc = run_loop(g, e, diag, base_now_s() + 1e-3 * (double)g->k.team_start_ms);
+        int rc = g->k.team_start_ms ? run_solo_periods(g, e, diag) : 1;
         g->team_deferred = 0;
+        g->res->team_threads = (int)g->k.threads;
+        g->res->team_start_s = rc == 1 ? sim_wall() - g->t0 : -1;
         if (rc == 1) {
             sim_adapt_init(&g->adapt, base_now_s());
 #pragma omp parallel num_threads((int)g->k.threads)

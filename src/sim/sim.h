@@ -53,6 +53,11 @@ typedef struct sim_result {
     double wall_s;           /* not part of any deterministic output */
     uint64_t ff_cycles;      /* core cycles fast-forwarded (host-side figure, like wall_s) */
     uint64_t park_cycles;    /* SM cycles not run while parked (host-side figure) */
+    /* host-side too: with a team (team_threads > 1), when its helpers started, seconds into
+     * the run (-1: never), and the mean core edge of the last solo period judged (us; 0:
+     * none was) */
+    int team_threads;
+    double team_start_s, solo_edge_us;
 } sim_result;
 
 typedef struct sim sim;

@@ -168,6 +168,7 @@ struct sim {
     int use_team;              /* phase B goes to the team (threads > 1, team schedule) */
     int team_deferred;         /* with use_team: the helpers have not started yet (sim.c) */
     int loop_began;            /* run_loop made its first kernel advance */
+    uint64_t loop_edges;       /* core edges run_loop has run (a fast-forward's jump is one) */
     sim_adapt adapt;           /* with the team and team_adapt: solo windows */
     uint32_t *home_sm, *home_chan; /* with the team: each SM's and channel's home thread */
     uint32_t *sm_first;        /* threads + 1: thread t's SMs are sm_first[t] .. sm_first[t+1]-1 */
