@@ -65,6 +65,18 @@ TEST(sim_team_read_ahead_error_matches_serial)
     free(first);
 }
 
+/* The first run's JSON is kept in *first; every later one must equal it (and is freed). */
+static void same_as_first(char **first, char *j, const char *run)
+{
+    if (!*first) {
+        *first = j;
+        return;
+    }
+    if (strcmp(*first, j))
+        test_fail_at(__FILE__, __LINE__, "JSON differs with %s", run);
+    free(j);
+}
+
 /* Runs the grid in `dir` once per entry of runs (each with `extra` too): every run succeeds,
  * its JSON holds `want1` and `want2`, and all JSONs are the same. */
 static void same_json(const char *dir, const char *const *runs, size_t n, const char *extra,
@@ -83,13 +95,7 @@ static void same_json(const char *dir, const char *const *runs, size_t n, const 
             break;
         CHECK_HAS(j, want1);
         CHECK_HAS(j, want2);
-        if (!first)
-            first = j;
-        else {
-            if (strcmp(first, j))
-                test_fail_at(__FILE__, __LINE__, "JSON differs with %s", runs[i]);
-            free(j);
-        }
+        same_as_first(&first, j, runs[i]);
     }
     free(first);
 }
@@ -143,11 +149,14 @@ TEST(sim_team_memcpy_prefill_same_json)
  * ms in edges of well under 1 us. */
 TEST(sim_team_starts_only_on_edges_worth_it)
 {
-    const char *runs[] = {"--threads=1", "--threads=2 --team_start_ms=1 --team_min_edge_us=1e6",
+    const char *runs[] = {"--threads=1",
+                          "--threads=2 --team_start_ms=1 --team_min_edge_us=1e6",
                           "--threads=2 --team_start_ms=1 --team_min_edge_us=0",
                           "--threads=2 --team_start_ms=0"};
-    const char *want[] = {NULL, "# team of 2 threads: helpers never started (last solo period judged: ",
-                          "# team of 2 threads: helpers started ", "# team of 2 threads: helpers started 0.0"};
+    const char *want[] = {NULL,
+                          "# team of 2 threads: helpers never started (last solo period judged: ",
+                          "# team of 2 threads: helpers started ",
+                          "# team of 2 threads: helpers started 0.0"};
     char *first = NULL;
     for (size_t i = 0; i < BASE_ARRAY_LEN(runs); i++) {
         char json[512];
@@ -162,13 +171,7 @@ TEST(sim_team_starts_only_on_edges_worth_it)
         CHECK(j != NULL);
         if (!j)
             break;
-        if (!first)
-            first = j;
-        else {
-            if (strcmp(first, j))
-                test_fail_at(__FILE__, __LINE__, "JSON differs with %s", runs[i]);
-            free(j);
-        }
+        same_as_first(&first, j, runs[i]);
     }
     free(first);
 }
