@@ -219,10 +219,10 @@ static int parse_value(const knob_def *d, const char *v, const char *where, void
 /* Every knob starts with this origin: one shared, read-only string. */
 static const char default_origin[] = "default";
 
-/* A replaced origin stays in the pool until knob_free: an import sets a knob a few times. */
-/* An imported option often sets several knobs, and a GPGPU-Sim config sets hundreds: a
- * copy per knob took 47 KB of pool for one config file, six fresh heap pages (a page fault
- * costs ~11 us on some virtual hosts). */
+/* A replaced origin stays in the pool until knob_free: an import sets a knob a few times.
+ * Knobs set one after another from the same place share one copy: an imported option often
+ * sets several, and a GPGPU-Sim config hundreds (a copy each took 47 KB of pool for one
+ * config file: six fresh heap pages, and a page fault costs ~11 us on some virtual hosts). */
 static void set_origin(knob_cfg *c, int id, const char *where)
 {
     if (!c->last_origin || strcmp(c->last_origin, where) != 0)
