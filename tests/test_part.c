@@ -394,6 +394,39 @@ TEST(part_reads_to_one_sector_merge)
     mem_part_free(f.p);
 }
 
+/* a DRAM slow enough that every read below merges before the fill */
+static void wide_merge(knobs *k)
+{
+    k->l2_mshr_merge = 64;
+    k->dram_latency = 400;
+}
+
+/* One fill that releases more merged reads than the reply queue's and the fill buffer's
+ * first sizes (both grow on demand, up to 2 x and 1 x mshr_merge x 4): all come back, in
+ * order, from one DRAM read, none before the fill. */
+TEST(part_one_fill_releases_many_merged_reads)
+{
+    enum { N = 60 };
+    fx f;
+    fx_init(&f, wide_merge);
+    int pushed = 0, got = 0, in_order = 1;
+    for (int i = 0; i < 5000 && got < N; i++) {
+        if (pushed < N && mem_part_can_accept(f.p, 0)) {
+            mem_req r = rd(0x4020, (uint16_t)(pushed + 1), f.now);
+            mem_part_push(f.p, 0, &r, f.now);
+            pushed++;
+        }
+        fx_cycle(&f);
+        while (mem_part_reply_peek(f.p, 0))
+            in_order &= mem_part_reply_pop(f.p, 0).slot == ++got;
+    }
+    CHECK_EQ(got, N);
+    CHECK(in_order);
+    CHECK_EQ(stat_get(mem_part_stats(f.p), "dram_reads"), 1);
+    CHECK_EQ(stat_get(cache_stats(mem_part_l2(f.p, 0)), "mshr_hits"), N - 1);
+    mem_part_free(f.p);
+}
+
 TEST(part_write_absorbed_then_read_hits)
 {
     fx f;

@@ -495,6 +495,7 @@ void cache_free(cache *c)
 const cache_cfg *cache_config(const cache *c) { return &c->cfg; }
 stat_block *cache_stats(cache *c) { return &c->st; }
 uint32_t cache_mshr_used(const cache *c) { return c->cfg.mshr_entries - c->nent_free; }
+uint32_t cache_waiting(const cache *c) { return c->wused; }
 void cache_set_missq_room(cache *c, uint32_t room) { c->missq_room = room; }
 
 void cache_reshape(cache *c, uint32_t assoc, int alloc)

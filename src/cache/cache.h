@@ -171,6 +171,9 @@ int cache_flush_next(cache *c, uint64_t *line_addr, uint8_t *mask);
 
 /* Outstanding MSHR entries (for the hang diagnosis and tests). */
 uint32_t cache_mshr_used(const cache *c);
+/* Requests waiting in the MSHRs, all entries together: no fill hands back more, so a
+ * cache_fill buffer of this many (or of mshr_merge * 4) always suffices. */
+uint32_t cache_waiting(const cache *c);
 /* Visits every request waiting in the MSHRs (hang diagnosis). */
 void cache_mshr_foreach(const cache *c, void (*fn)(void *ctx, const mem_req *r), void *ctx);
 

@@ -77,7 +77,16 @@ typedef struct sub {
     _Alignas(BASE_LINE) cache *l2; /* NULL with l2_enabled = 0 */
     tq missq;                 /* "ready" field: the unit (GPGPU-Sim request) of each sector */
     mem_q to_dram, from_dram, ready;
-    mem_req *fillbuf;
+    /* A fill may release mshr_merge x 4 waiters (fillmax) and the reply queue holds two
+     * fills' worth, 4,096 and 8,192 entries with the GTX 1080's merge of 1,024, 384 KB a
+     * sub-partition that a short run touches only the first page of. Sized so, each
+     * channel's slab was a mapping of its own and those first pages cost 50 of the 135 page
+     * faults of a 900-cycle run (11 us each on the development VM). So both start small and
+     * grow on demand, up to those bounds (grow_ready, grow_fillbuf); the reply queue's room
+     * is reckoned against its bound, not its size, so nothing the model does changes. */
+    mem_req *fillbuf;         /* heap, fillcap entries; NULL before the first fill */
+    mem_req *ready_heap;      /* the reply queue's ring once grown off the slab, or NULL */
+    uint32_t fillcap;
     uint32_t fillmax;         /* waiters one fill may release (mshr_merge x 4) */
     uint32_t credit;          /* private DRAM credit in use (GPGPU-Sim: limit 1) */
 } sub;
@@ -155,8 +164,6 @@ static mem_req tq_pop(tq *q)
     return r;
 }
 
-static uint32_t q_free(const mem_q *q) { return q->cap - q->n; }
-
 static uint64_t partition_addr(const void *ctx, uint64_t addr)
 {
     const paddr *q = ctx;
@@ -215,6 +222,8 @@ static void sub_init(mem_part *p, sub *u, const knobs *k)
     }
 }
 
+#define READY_START 32u /* the reply queue's first ring (grow_ready) */
+
 /* The queues of a sub-partition, sized for the worst case (the reply queue and fill buffer
  * for a fill that releases every merge): most of it is never touched in a short run. */
 static void sub_carve(const mem_part *p, sub *u, const knobs *k, base_slab *b)
@@ -227,8 +236,7 @@ static void sub_carve(const mem_part *p, sub *u, const knobs *k, base_slab *b)
     mem_q_carve(&u->from_dram, (uint32_t)k->q_dram_to_l2, b);
     mem_q_carve(&u->out, (uint32_t)k->q_l2_to_icnt, b);
     tq_carve(&u->missq, p->missq_lim + MISSQ_SLACK, b);
-    mem_q_carve(&u->ready, 2 * u->fillmax, b);
-    u->fillbuf = base_slab_take(b, u->fillmax, sizeof *u->fillbuf);
+    mem_q_carve(&u->ready, 2 * u->fillmax < READY_START ? 2 * u->fillmax : READY_START, b);
 }
 
 static void part_carve(mem_part *p, const knobs *k, uint32_t latcap, base_slab *b)
@@ -280,9 +288,12 @@ void mem_part_free(mem_part *p)
 {
     if (!p)
         return;
-    for (uint32_t i = 0; i < p->n_sub; i++)
+    for (uint32_t i = 0; i < p->n_sub; i++) {
         if (p->s[i].l2)
             cache_free(p->s[i].l2);
+        free(p->s[i].fillbuf);
+        free(p->s[i].ready_heap);
+    }
     free(p->s);
     dram_free(p->d);
     base_slab_free(&p->slab);
@@ -378,6 +389,38 @@ static void writeback(mem_part *p, sub *u, uint64_t line, unsigned mask, uint64_
 
 static int is_fill(const sub *u, const mem_req *r) { return u->l2 && r->op != MEM_WR; }
 
+/* Room for n more replies in the reply queue's ring (n fits its bound, 2 x fillmax: the
+ * caller checked). The ring is copied oldest first into one twice as large, or larger. */
+static void grow_ready(sub *u, uint32_t n)
+{
+    mem_q *q = &u->ready;
+    if (q->cap - q->n >= n)
+        return;
+    uint32_t cap = 2 * q->cap > q->n + n ? 2 * q->cap : q->n + n;
+    if (cap > 2 * u->fillmax)
+        cap = 2 * u->fillmax;
+    mem_req *v = base_malloc((size_t)cap * sizeof *v);
+    for (uint32_t i = 0; i < q->n; i++)
+        v[i] = q->v[mem_ring_slot(q->head, i, q->cap)];
+    free(u->ready_heap);
+    u->ready_heap = q->v = v;
+    q->cap = cap;
+    q->head = 0;
+}
+
+/* A fill buffer no fill of the L2 can overflow: as many as wait in its MSHRs, at most
+ * fillmax, doubling as it grows. */
+static void grow_fillbuf(sub *u)
+{
+    uint32_t need = cache_waiting(u->l2);
+    if (need <= u->fillcap)
+        return;
+    uint32_t cap = 2 * u->fillcap > need ? 2 * u->fillcap : need;
+    u->fillcap = cap < u->fillmax ? cap : u->fillmax;
+    free(u->fillbuf);
+    u->fillbuf = base_malloc((size_t)u->fillcap * sizeof *u->fillbuf);
+}
+
 /* Step 2: the head of DRAM->L2. */
 static void from_dram(mem_part *p, sub *u, uint64_t now)
 {
@@ -391,15 +434,18 @@ static void from_dram(mem_part *p, sub *u, uint64_t now)
         }
         return;
     }
-    if (q_free(&u->ready) < u->fillmax || mem_q_len(&u->missq.q) >= p->missq_lim) {
+    /* room against the queue's bound, 2 x fillmax (its ring may not have grown that far) */
+    if (mem_q_len(&u->ready) > u->fillmax || mem_q_len(&u->missq.q) >= p->missq_lim) {
         stat_inc(&p->st, PS_fill_stall, 1);
         return;
     }
     mem_req f = mem_q_pop(&u->from_dram);
     uint64_t line = cache_line_addr(u->l2, f.addr), wb_addr = 0;
     uint8_t wb_mask = 0;
+    grow_fillbuf(u);
     size_t n = cache_fill(u->l2, line, (uint8_t)(1u << cache_sector_of(f.addr)), f.hint[1], now,
-                          u->fillbuf, u->fillmax, &wb_addr, &wb_mask);
+                          u->fillbuf, u->fillcap, &wb_addr, &wb_mask);
+    grow_ready(u, (uint32_t)n);
     for (size_t i = 0; i < n; i++)
         if (wants_reply(&u->fillbuf[i]))
             mem_q_push(&u->ready, &u->fillbuf[i]);
