@@ -1098,7 +1098,6 @@ static void derive(struct bench *b, struct row *r)
  * mean user time of enough runs to span many ticks is a fair figure (a run that saw no tick
  * is all user, which can only make ours look slower). Used for the 1-thread rows under
  * USER_TICK_S of median user time, the only ones whose "x (user s)" needs it. */
-
 static void user_series(struct bench *b, struct row *r)
 {
     char threads_arg[32], *argv[MAX_ARGV];
@@ -1268,7 +1267,8 @@ static void print_table(const struct bench *b)
            "× (user s): the same per median user s, the reference's own definition; "
            "../shared/reference/README.md, +-30%%); synth samples against the paper's "
            "12.5K.\n× (user s) of a run under %.0f ms of user time (ticks; JSON user_series): per "
-           "the mean user s of more runs, together %.1f CPU s or more.\nload average at the end: %.2f (a busy host slows multi-thread runs most)\n",
+           "the mean user s of more runs, together %.1f CPU s or more.\nload average at the "
+           "end: %.2f (a busy host slows multi-thread runs most)\n",
            b->o.repeats, USER_TICK_S * 1e3, USER_SERIES_S, b->load_end);
     print_cores(b);
 }

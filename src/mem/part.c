@@ -224,8 +224,8 @@ static void sub_init(mem_part *p, sub *u, const knobs *k)
 
 #define READY_START 32u /* the reply queue's first ring (grow_ready) */
 
-/* The queues of a sub-partition, sized for the worst case (the reply queue and fill buffer
- * for a fill that releases every merge): most of it is never touched in a short run. */
+/* The queues of a sub-partition, sized for the worst case but the reply queue, which starts
+ * at READY_START and grows (grow_ready; the fill buffer is on the heap, grow_fillbuf). */
 static void sub_carve(const mem_part *p, sub *u, const knobs *k, base_slab *b)
 {
     double ratio = k->clock_l2_mhz / k->clock_core_mhz;
