@@ -1223,6 +1223,17 @@ void cache_prefetch_fill(const cache *c, uint64_t addr, uint32_t hint)
     }
 }
 
+void cache_prefetch_fill_line(const cache *c, uint32_t hint)
+{
+    if (!hint || hint - 1 >= c->ent_next)
+        return;
+    uint32_t line = c->ent[hint - 1].line;
+    if (line < c->nlines) {
+        __builtin_prefetch(&c->ls[line]);
+        __builtin_prefetch(&c->tag[line]);
+    }
+}
+
 /* A scanned set would need its index worked out twice; its few tags are usually at hand. */
 void cache_prefetch_access(const cache *c, uint64_t addr)
 {

@@ -136,6 +136,9 @@ size_t cache_fill(cache *c, uint64_t line_addr, uint8_t mask, uint32_t hint, uin
 /* No effect on the cache: the sector at addr will soon be filled with this hint, so what the
  * fill reads first is fetched into the host cache meanwhile. */
 void cache_prefetch_fill(const cache *c, uint64_t addr, uint32_t hint);
+/* The second stage, some time after cache_prefetch_fill and before the fill: the line the
+ * hinted entry names (read from the entry, which the first stage fetched). */
+void cache_prefetch_fill_line(const cache *c, uint32_t hint);
 /* No effect on the cache: an access to addr comes soon, so where its line lookup starts (the
  * tag index slot, where lines are indexed) is fetched into the host cache meanwhile. */
 void cache_prefetch_access(const cache *c, uint64_t addr);

@@ -635,6 +635,8 @@ static void dram_return(mem_part *p)
             return;
         p->ret.loc = MEM_AT_DRAM_RET;
         mem_q_push(&u->from_dram, &p->ret);
+        if (is_fill(u, &p->ret)) /* its entry was fetched when the read was sent */
+            cache_prefetch_fill_line(u->l2, p->ret.hint[1]);
         p->l2_quiet = 0;
     }
     return_credit(p, i);

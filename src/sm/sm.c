@@ -459,6 +459,12 @@ void sm_inbound_push(sm *s, const mem_req *r) { mem_q_push(&s->in, r); }
 void sm_prefetch_reply(const sm *s, const mem_req *r)
 {
     if (s->l1d && r->slot == SLOT_FILL && r->op != MEM_WR)
+        cache_prefetch_fill_line(s->l1d, r->hint[0]);
+}
+
+void sm_prefetch_reply_early(const sm *s, const mem_req *r)
+{
+    if (s->l1d && r->slot == SLOT_FILL && r->op != MEM_WR)
         cache_prefetch_fill(s->l1d, r->addr, r->hint[0]);
 }
 stat_block *sm_stats(sm *s) { return &s->st; }

@@ -133,6 +133,8 @@ void sm_inbound_push(sm *s, const mem_req *r); /* by the SM's own task, before i
 /* No effect: reply r fills the L1D in the SM's next cycle, on the caller's core, so what the
  * fill reads first is fetched into its cache meanwhile. */
 void sm_prefetch_reply(const sm *s, const mem_req *r);
+/* The same for a reply that arrives in a later cycle: only its MSHR entry. */
+void sm_prefetch_reply_early(const sm *s, const mem_req *r);
 
 /* Statistics: the "sm" set, and the SM's L1D cache block. */
 const stat_set *sm_stats_set(void);
