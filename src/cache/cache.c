@@ -138,15 +138,19 @@ typedef struct waiter {
 } waiter;
 
 /* Per line, together: one access reads or changes most of it. A line in use (F_USED: some
- * sector valid or reserved) has its tag indexed and sits in its set's age order. */
+ * sector valid or reserved) has its tag indexed and, under LRU or FIFO, sits in its set's
+ * age order by its stamp. The order and the stamp share the state's host line: a victim's
+ * eviction reads all three, and kept apart they were three random lines (gather). */
 typedef struct line_st {
     /* per sector (a line cache: [0]), its MSHR entry + 1, or 0 (line_mshr caches only) */
-    _Alignas(16) uint16_t ment[4];
+    _Alignas(32) uint16_t ment[4];
     uint8_t valid, dirty, resv; /* sector masks: dirty within valid; resv: fill outstanding */
     uint8_t fill_dirty;         /* reserved sectors that become dirty when filled */
     uint8_t flags;              /* F_*: what victim selection reads */
+    uint32_t prev, next;        /* neighbours in the set's age order (stamp policies) */
+    uint64_t stamp;             /* LRU: last use; FIFO: allocation (stamp policies) */
 } line_st;
-_Static_assert(sizeof(line_st) == 16, "four lines' state per host cache line");
+_Static_assert(sizeof(line_st) == 32, "two lines' state per host cache line");
 
 /* Per set: counts that say at once whether a victim exists (reservation fails are retried
  * every cycle, so they must not scan), and for LRU/FIFO the lines in use by age. */
@@ -165,15 +169,11 @@ typedef struct refusal {
     uint8_t op, space, fail;
 } refusal;
 
-/* Neighbours of a line in its set's age order. */
-typedef struct age_ln {
-    uint32_t prev, next;
-} age_ln;
-
 struct cache {
     cache_cfg cfg;           /* effective (streaming MSHR sizes) */
     const cache_repl_ops *repl;
-    const uint64_t *stamp;   /* last_use or alloc_time for LRU/FIFO; NULL: repl->victim */
+    int stamped;             /* LRU or FIFO: line_st.stamp and the age order; else victim() */
+    int lru;                 /* the stamp is the last use (else the allocation) */
     int alloc;               /* CACHE_AL_ON_MISS or CACHE_AL_ON_FILL (streaming) */
     int sectored;
     /* Allocate on miss: each MSHR entry belongs to the line its miss reserved, which stays
@@ -201,10 +201,10 @@ struct cache {
     refusal refused;
     /* tag array, line i = set * assoc + way */
     uint64_t *tag;           /* line number (lines in use) */
-    uint64_t *last_use, *alloc_time; /* NULL when the policy reads neither */
+    uint64_t *last_use, *alloc_time; /* for victim(); NULL under a stamp policy */
     line_st *ls;
+    line_st *ls_block;       /* the allocation ls sits in, on a host-line boundary */
     set_st *set;
-    age_ln *age;             /* age order of the set's lines in use (stamp policies) */
     uint64_t *busy;          /* per set, wps words: a bit per way in use */
     uint32_t wps;
     hidx tix;                /* line number -> line (wide sets only, see find_line) */
@@ -321,7 +321,9 @@ static void tags_alloc(cache *c)
     c->nlines = sets * assoc;
     size_t n = c->nlines;
     c->tag = base_malloc(n * sizeof *c->tag);
-    c->ls = base_calloc(n, sizeof *c->ls);
+    /* zeroed by calloc, whose fresh pages cost nothing until touched; aligned by hand */
+    c->ls_block = base_calloc(n + 2, sizeof *c->ls);
+    c->ls = (line_st *)(((uintptr_t)c->ls_block + BASE_LINE - 1) & ~(uintptr_t)(BASE_LINE - 1));
     c->set = base_malloc(sets * sizeof *c->set);
     for (uint32_t s = 0; s < sets; s++)
         c->set[s] = (set_st){NIL, NIL, 0, 0, 0};
@@ -335,13 +337,13 @@ static void tags_alloc(cache *c)
     c->assoc_log2 = (assoc & (assoc - 1)) ? -1 : (int)cache_log2(assoc);
     c->dirty_lines = 0;
     c->flush_pos = 0;
-    /* LRU and FIFO read one stamp each, so the other is not kept; victim() gets both */
+    /* LRU and FIFO read one stamp each, kept with the line; victim() gets both arrays.
+     * Only lines in use are linked, and each is linked before it is read. */
     int k = cache_repl_stamp(c->repl);
-    c->last_use = k != 1 ? base_malloc(n * sizeof *c->last_use) : NULL;
-    c->alloc_time = k != 0 ? base_malloc(n * sizeof *c->alloc_time) : NULL;
-    c->stamp = k == 0 ? c->last_use : k == 1 ? c->alloc_time : NULL;
-    /* only lines in use are linked, and each is linked before it is read */
-    c->age = c->stamp ? base_malloc(n * sizeof *c->age) : NULL;
+    c->stamped = k == 0 || k == 1;
+    c->lru = k == 0;
+    c->last_use = c->stamped ? NULL : base_malloc(n * sizeof *c->last_use);
+    c->alloc_time = c->stamped ? NULL : base_malloc(n * sizeof *c->alloc_time);
 }
 
 static void tags_free(cache *c)
@@ -349,15 +351,14 @@ static void tags_free(cache *c)
     free(c->tag);
     free(c->last_use);
     free(c->alloc_time);
-    free(c->ls);
+    free(c->ls_block);
     free(c->set);
     free(c->busy);
-    free(c->age);
     free(c->tix.s);
     c->tix.s = NULL;
     free(c->cand);
-    c->ls = NULL;
-    c->stamp = NULL;
+    c->ls = c->ls_block = NULL;
+    c->stamped = 0;
     c->nlines = 0;
 }
 
@@ -600,7 +601,8 @@ static uint32_t set_of_line(const cache *c, uint32_t i)
  * is way order within a set), as the policies' '<' scans from way 0 choose. */
 static int older(const cache *c, uint32_t a, uint32_t b)
 {
-    return c->stamp[a] < c->stamp[b] || (c->stamp[a] == c->stamp[b] && a < b);
+    uint64_t sa = c->ls[a].stamp, sb = c->ls[b].stamp;
+    return sa < sb || (sa == sb && a < b);
 }
 
 /* Stamps mostly grow (new and touched lines go last); equal stamps of one cycle and the
@@ -612,31 +614,34 @@ static void age_link(cache *c, set_st *s, uint32_t i)
         at = NIL;
     else if (at != NIL)
         while (older(c, i, at))
-            at = c->age[at].prev;
-    uint32_t nx = at == NIL ? s->head : c->age[at].next;
-    c->age[i] = (age_ln){at, nx};
-    *(at == NIL ? &s->head : &c->age[at].next) = i;
-    *(nx == NIL ? &s->tail : &c->age[nx].prev) = i;
+            at = c->ls[at].prev;
+    uint32_t nx = at == NIL ? s->head : c->ls[at].next;
+    c->ls[i].prev = at;
+    c->ls[i].next = nx;
+    *(at == NIL ? &s->head : &c->ls[at].next) = i;
+    *(nx == NIL ? &s->tail : &c->ls[nx].prev) = i;
 }
 
 static void age_unlink(cache *c, set_st *s, uint32_t i)
 {
-    uint32_t pv = c->age[i].prev, nx = c->age[i].next;
-    *(pv == NIL ? &s->head : &c->age[pv].next) = nx;
-    *(nx == NIL ? &s->tail : &c->age[nx].prev) = pv;
+    uint32_t pv = c->ls[i].prev, nx = c->ls[i].next;
+    *(pv == NIL ? &s->head : &c->ls[pv].next) = nx;
+    *(nx == NIL ? &s->tail : &c->ls[nx].prev) = pv;
 }
 
 /* Every last-use update of a line in use goes through here, to keep LRU's age order. */
 static void touch(cache *c, uint32_t i, uint64_t now)
 {
-    if (!c->last_use)
+    if (!c->stamped) {
+        c->last_use[i] = now;
         return;
-    uint64_t old = c->last_use[i];
+    }
+    if (!c->lru)
+        return; /* FIFO: the last use is not kept */
+    uint64_t old = c->ls[i].stamp;
     if (old == now)
         return;
-    c->last_use[i] = now;
-    if (c->stamp != c->last_use)
-        return;
+    c->ls[i].stamp = now;
     set_st *s = &c->set[set_of_line(c, i)];
     if (now > old && s->tail == i)
         return;
@@ -658,7 +663,7 @@ static void line_drop(cache *c, set_st *s, uint32_t i)
     c->ls[i].fill_dirty = 0;
     c->busy[(size_t)(s - c->set) * c->wps + w / 64] &= ~(1ull << (w % 64));
     s->used--;
-    if (c->stamp)
+    if (c->stamped)
         age_unlink(c, s, i);
 }
 
@@ -742,11 +747,11 @@ static uint32_t pick_victim(cache *c, uint32_t set)
     if (!evictable(c, set))
         return NIL;
     uint8_t pin = pinned(c);
-    if (!c->stamp)
+    if (!c->stamped)
         return pick_by_policy(c, set, pin);
     uint32_t i = s->head;
     while (i != NIL && (c->ls[i].flags & pin))
-        i = c->age[i].next;
+        i = c->ls[i].next;
     return i;
 }
 
@@ -785,14 +790,15 @@ static void install(cache *c, uint32_t i, uint64_t ln, uint64_t now)
     c->tag[i] = ln;
     if (!c->scan_sets)
         hidx_put(&c->tix, c->tag, 1, ln, i);
-    if (c->alloc_time)
+    if (!c->stamped) {
         c->alloc_time[i] = now;
-    if (c->last_use)
         c->last_use[i] = now;
-    c->ls[i] = (line_st){.flags = F_USED}; /* the victim held no entry: it was not reserved */
+    }
+    /* the victim held no entry: it was not reserved */
+    c->ls[i] = (line_st){.flags = F_USED, .stamp = now};
     c->busy[(size_t)set * c->wps + w / 64] |= 1ull << (w % 64);
     s->used++;
-    if (c->stamp)
+    if (c->stamped)
         age_link(c, s, i);
 }
 
@@ -1322,10 +1328,10 @@ static void prefill_now(cache *c, uint64_t line_addr, uint64_t ln, uint8_t m, ui
 static int churning(cache *c, uint32_t set, uint64_t now)
 {
     const set_st *s = &c->set[set];
-    if (!c->stamp || c->dirty_lines || s->used != c->cfg.assoc)
+    if (!c->stamped || c->dirty_lines || s->used != c->cfg.assoc)
         return 0;
     uint32_t i = pick_victim(c, set); /* only reads, under a stamp policy */
-    return i != NIL && c->stamp[i] == now;
+    return i != NIL && c->ls[i].stamp == now;
 }
 
 /* The line `set` holds on paper, written for real: it evicts the head as the first line of
@@ -1386,7 +1392,7 @@ void cache_prefill(cache *c, uint64_t line_addr, uint8_t mask, uint64_t now)
 void cache_prefill_begin(cache *c)
 {
     tags_need(c);
-    if (!c->stamp)
+    if (!c->stamped)
         return; /* without stamps no set churns (churning): nothing is ever held back */
     if (!c->pend) {
         c->pend = base_calloc(c->cfg.sets, sizeof *c->pend);
