@@ -312,16 +312,17 @@ static void hidx_del(hidx *h, const uint64_t *keys, size_t stride, uint64_t key)
     h->n--;
 }
 
-/* Only what says "empty" is zeroed (line flags, way bits, index values): tags and stamps are
- * read only for lines in use, so a large cache that a short run barely uses costs neither
- * a clearing pass nor page faults for the rest. */
+/* Only what says "empty" is zeroed (line state, way bits, index values), and by calloc,
+ * whose fresh pages cost nothing until touched: tags and victim() stamps are read only for
+ * lines in use, so a large cache that a short run barely uses costs neither a clearing pass
+ * nor page faults for the rest. */
 static void tags_alloc(cache *c)
 {
     uint32_t sets = c->cfg.sets, assoc = c->cfg.assoc;
     c->nlines = sets * assoc;
     size_t n = c->nlines;
     c->tag = base_malloc(n * sizeof *c->tag);
-    /* zeroed by calloc, whose fresh pages cost nothing until touched; aligned by hand */
+    /* two records a host line: aligned by hand, calloc has no aligned form */
     c->ls_block = base_calloc(n + 2, sizeof *c->ls);
     c->ls = (line_st *)(((uintptr_t)c->ls_block + BASE_LINE - 1) & ~(uintptr_t)(BASE_LINE - 1));
     c->set = base_malloc(sets * sizeof *c->set);
