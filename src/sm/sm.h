@@ -130,10 +130,12 @@ uint64_t sm_park_skipped(const sm *s); /* cycles counted by settling so far */
 mem_q *sm_outbound(sm *s);          /* requests to the interconnect (sent in phase C) */
 int sm_inbound_room(const sm *s);   /* replies the SM can still accept */
 void sm_inbound_push(sm *s, const mem_req *r); /* by the SM's own task, before its cycle */
-/* No effect: reply r fills the L1D in the SM's next cycle, on the caller's core, so what the
- * fill reads first is fetched into its cache meanwhile. */
+/* No effect: reply r fills the L1D in the SM's next cycle, on the caller's core, so the line
+ * its MSHR entry names is fetched into that core's cache meanwhile (the entry itself was
+ * fetched a cycle before, by sm_prefetch_reply_early). */
 void sm_prefetch_reply(const sm *s, const mem_req *r);
-/* The same for a reply that arrives in a later cycle: only its MSHR entry. */
+/* No effect: reply r reaches the SM in a later cycle; its MSHR entry and first waiter are
+ * fetched meanwhile. */
 void sm_prefetch_reply_early(const sm *s, const mem_req *r);
 
 /* Statistics: the "sm" set, and the SM's L1D cache block. */
