@@ -137,7 +137,8 @@ static void same_json(const char *trace, const char *cfgdir)
     char *first = NULL;
     const char *runs[] = {"--fast_forward=0 --dram_defer=0", "--threads=1",
                           "--threads=2 --team_start_ms=0", "--threads=4 --team_start_ms=0",
-                          "--threads=2 --team_start_ms=1 --team_min_edge_us=0", "--threads=2",
+                          "--threads=2 --team_start_ms=1 --team_min_edge_us=0 --team_min_left_ms=0",
+                          "--threads=2",
                           "--threads=3 --omp_schedule=static", "--threads=4 --omp_schedule=dynamic",
                           "--threads=2 --team_chan_home=spread --team_start_ms=0",
                           "--threads=3 --team_chan_home=main --team_start_ms=0"};

@@ -145,18 +145,21 @@ TEST(sim_team_memcpy_prefill_same_json)
 
 /* The helpers start after the solo periods only where the edges are long enough for a team
  * (team_min_edge_us): never with an impossible bound, after the second 1 ms period with none,
- * at once with team_start_ms=0; the statistics are the same every way. pchase runs tens of
- * ms in edges of well under 1 us. */
+ * at once with team_start_ms=0; the statistics are the same every way, also under a bound on
+ * the work left that may or may not hold it back (team_min_left_ms). pchase runs tens of ms
+ * in edges of well under 1 us. */
 TEST(sim_team_starts_only_on_edges_worth_it)
 {
     const char *runs[] = {"--threads=1",
                           "--threads=2 --team_start_ms=1 --team_min_edge_us=1e6",
-                          "--threads=2 --team_start_ms=1 --team_min_edge_us=0",
-                          "--threads=2 --team_start_ms=0"};
+                          "--threads=2 --team_start_ms=1 --team_min_edge_us=0 --team_min_left_ms=0",
+                          "--threads=2 --team_start_ms=0",
+                          "--threads=2 --team_start_ms=1 --team_min_edge_us=0 --team_min_left_ms=5"};
     const char *want[] = {NULL,
                           "# team of 2 threads: helpers never started (last solo period judged: ",
                           "# team of 2 threads: helpers started ",
-                          "# team of 2 threads: helpers started 0.0"};
+                          "# team of 2 threads: helpers started 0.0",
+                          "# team of 2 threads: helpers "};
     char *first = NULL;
     for (size_t i = 0; i < BASE_ARRAY_LEN(runs); i++) {
         char json[512];
@@ -174,6 +177,34 @@ TEST(sim_team_starts_only_on_edges_worth_it)
         same_as_first(&first, j, runs[i]);
     }
     free(first);
+}
+
+/* The work-left estimate (sim_work_left): CTAs not done, each kernel not yet launched counted
+ * as the mean launched one, at the judged period's CTA rate, against team_min_left_ms. */
+TEST(sim_team_waits_for_work_worth_starting_it)
+{
+    sim *g = base_calloc(1, sizeof *g);
+    sim_result r = {0};
+    trace_list l = {0};
+    g->res = &r;
+    g->list = &l;
+    l.nkernels = 4;
+    g->nrk = 2;                /* two launched, of 100 CTAs each: 400 by estimate */
+    g->ctas_total_est = 200;
+    g->ctas_done_all = 150;    /* 250 left */
+    g->k.team_min_left_ms = 20;
+    CHECK(sim_work_left(g, 0.010, 100));      /* 10 ms for 100 CTAs: 25 ms left */
+    CHECK(r.solo_left_ms > 24.99 && r.solo_left_ms < 25.01);
+    CHECK(!sim_work_left(g, 0.010, 200));     /* twice the rate: 12.5 ms left */
+    CHECK(r.solo_left_ms > 12.49 && r.solo_left_ms < 12.51);
+    CHECK(sim_work_left(g, 0.010, 0));        /* no CTA done: no estimate */
+    CHECK(r.solo_left_ms < 0);
+    g->ctas_done_all = 500;                   /* past the estimate: nothing left */
+    CHECK(!sim_work_left(g, 0.010, 100));
+    CHECK(r.solo_left_ms == 0);
+    g->k.team_min_left_ms = 0;                /* the bound off */
+    CHECK(sim_work_left(g, 0.010, 100));
+    free(g);
 }
 
 /* The team's SM homes (sim_homes_rebalance): a thread that keeps taking its neighbour's

@@ -68,7 +68,10 @@ static void print_rate(FILE *f, const sim_result *r)
         fprintf(f, "helpers started %.3f s into the run", r->team_start_s);
     else
         fprintf(f, "helpers never started");
-    if (r->solo_edge_us > 0)
+    if (r->solo_edge_us > 0 && r->solo_left_ms >= 0)
+        fprintf(f, " (last solo period judged: %.2f us a core edge, %.1f ms of solo work left)",
+                r->solo_edge_us, r->solo_left_ms);
+    else if (r->solo_edge_us > 0)
         fprintf(f, " (last solo period judged: %.2f us a core edge)", r->solo_edge_us);
     fputc('\n', f);
 }

@@ -539,8 +539,10 @@ static int run_loop(sim *g, base_err *e, FILE *diag, double until)
         if (g->progress && (g->cycle & 1023) == 0)
             sim_progress(g, 0);
         sim_ff_after_core(g, moved);
-        /* counted, not read off the cycle: a fast-forward jumps over cycles */
-        if ((++g->loop_edges & 255) == 0 && until > 0 && base_now_s() > until)
+        /* counted, not read off the cycle: a fast-forward jumps over cycles. The clock (30 ns)
+         * is read every 16 edges: a period must end near its time even where the first
+         * CTAs' reads make edges slow (sgemm 256: 256 edges took 190 ms, not 10) */
+        if ((++g->loop_edges & 15) == 0 && until > 0 && base_now_s() > until)
             return 1;
     }
     sim_sync_sms(g);
@@ -559,17 +561,40 @@ static int team_pays(sim *g, double secs, uint64_t edges)
     return secs * 1e6 >= min_us * (double)edges;
 }
 
+/* Whether the run has enough solo time left to win back the helpers' start (a few ms on a
+ * busy host: multi, five short kernels, ran 0.71-0.77x as fast on two threads as on one when
+ * they started 22-34 ms into its 30 ms). The work left is counted in CTAs, a kernel not yet
+ * launched as the mean launched one, and timed at the rate of the period just judged (`secs`,
+ * `done` CTAs). No CTA done: no estimate, the team may start. */
+int sim_work_left(sim *g, double secs, uint64_t done)
+{
+    g->res->solo_left_ms = -1;
+    if (g->k.team_min_left_ms <= 0 || !done || !g->nrk)
+        return 1;
+    double total = (double)g->ctas_total_est * (double)g->list->nkernels / (double)g->nrk;
+    double left = total > (double)g->ctas_done_all ? total - (double)g->ctas_done_all : 0;
+    g->res->solo_left_ms = 1e3 * secs * left / (double)done;
+    return g->res->solo_left_ms >= g->k.team_min_left_ms;
+}
+
 /* Runs the loop alone in periods of team_start_ms until it ends (returns 0 or -1) or a period
- * after the first shows edges a team can speed up (1: start the helpers). The first period is
- * not judged: it holds the run's start (first touches of the model's memory, the first CTAs
- * read), which made pchase's first edges cost 2-40 us against 0.1-0.2 later. */
+ * after the first shows edges a team can speed up and enough work left (1: start the
+ * helpers). The first period is not judged: it holds the run's start (first touches of the
+ * model's memory, the first CTAs read), which made pchase's first edges cost 2-40 us against
+ * 0.1-0.2 later. */
 static int run_solo_periods(sim *g, base_err *e, FILE *diag)
 {
     for (int first = 1;; first = 0) {
         double t0 = base_now_s();
-        uint64_t e0 = g->loop_edges;
+        uint64_t e0 = g->loop_edges, c0 = g->ctas_done_all;
         int rc = run_loop(g, e, diag, t0 + 1e-3 * (double)g->k.team_start_ms);
-        if (rc != 1 || (!first && team_pays(g, base_now_s() - t0, g->loop_edges - e0)))
+        if (rc != 1)
+            return rc;
+        double secs = base_now_s() - t0;
+        if (first)
+            continue;
+        int pays = team_pays(g, secs, g->loop_edges - e0); /* both judged: both reported */
+        if (sim_work_left(g, secs, g->ctas_done_all - c0) && pays)
             return rc;
     }
 }
@@ -593,6 +618,7 @@ static int run_parallel(sim *g, base_err *e, FILE *diag)
         g->use_team = 1;
         g->team_deferred = 1;
         g->adapt.solo = 1;
+        g->res->solo_left_ms = -1;
         int rc = g->k.team_start_ms ? run_solo_periods(g, e, diag) : 1;
         g->team_deferred = 0;
         g->res->team_threads = (int)g->k.threads;

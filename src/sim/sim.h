@@ -54,10 +54,10 @@ typedef struct sim_result {
     uint64_t ff_cycles;      /* core cycles fast-forwarded (host-side figure, like wall_s) */
     uint64_t park_cycles;    /* SM cycles not run while parked (host-side figure) */
     /* host-side too: with a team (team_threads > 1), when its helpers started, seconds into
-     * the run (-1: never), and the mean core edge of the last solo period judged (us; 0:
-     * none was) */
+     * the run (-1: never), and of the last solo period judged the mean core edge (us; 0:
+     * none was) and the solo time it left the run by estimate (ms; -1: none made) */
     int team_threads;
-    double team_start_s, solo_edge_us;
+    double team_start_s, solo_edge_us, solo_left_ms;
 } sim_result;
 
 typedef struct sim sim;

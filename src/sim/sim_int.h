@@ -221,6 +221,9 @@ static inline void sim_sm_touch(sim *g, uint32_t s)
 }
 
 /* chan.c */
+/* sim.c: whether a solo period of `secs` that saw `done` CTAs end leaves the run enough work
+ * for the helpers (team_min_left_ms); sets res->solo_left_ms (-1: no estimate made) */
+int sim_work_left(sim *g, double secs, uint64_t done);
 void sim_chans_init(sim *g);
 void sim_chans_free(sim *g);
 uint32_t sim_chans_plan(sim *g, unsigned m);       /* the channel tasks of edge m */
