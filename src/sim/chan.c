@@ -169,7 +169,7 @@ void sim_chans_replies_out(sim *g)
                 mem_req x = mem_part_reply_pop(p, s);
                 x.loc = MEM_AT_ICNT_REP;
                 icnt_push(g->net, ICNT_REP, i, x.sm, &x, bytes);
-                if (!g->use_team || g->adapt.solo || !g->home_sm[x.sm]) /* its SM runs here */
+                if (sim_sm_here(g, x.sm))
                     sm_prefetch_reply_early(g->sm[x.sm], &x);
                 g->moved++;
             }

@@ -144,7 +144,7 @@ static void replies_to_sms(sim *g)
             g->inbox[s] = icnt_pop(g->net, ICNT_REP, s);
             g->inbox[s].loc = MEM_AT_SM_REPLY;
             g->inbox_bits[s / 64] |= 1ull << (s % 64);
-            if (!g->use_team || g->adapt.solo || !g->home_sm[s]) /* runs on this core */
+            if (sim_sm_here(g, s))
                 sm_prefetch_reply(g->sm[s], &g->inbox[s]);
             sim_sm_touch(g, s);
             sim_mark_active(g, s);

@@ -220,10 +220,14 @@ static inline void sim_sm_touch(sim *g, uint32_t s)
     }
 }
 
+/* Whether SM s runs its tasks on the main thread (alone, or its home there): only then does
+ * fetching for it in a serial phase warm the cache that will use it. */
+static inline int sim_sm_here(const sim *g, uint32_t s)
+{
+    return !g->use_team || g->adapt.solo || !g->home_sm[s];
+}
+
 /* chan.c */
-/* sim.c: whether a solo period of `secs` that saw `done` CTAs end leaves the run enough work
- * for the helpers (team_min_left_ms); sets res->solo_left_ms (-1: no estimate made) */
-int sim_work_left(sim *g, double secs, uint64_t done);
 void sim_chans_init(sim *g);
 void sim_chans_free(sim *g);
 uint32_t sim_chans_plan(sim *g, unsigned m);       /* the channel tasks of edge m */
@@ -258,6 +262,9 @@ void sim_ahead_free(sim *g, run_kernel *rk);
 /* sim.c */
 void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me); /* task i of phase B, on thread me */
 void sim_task_prefetch(const sim *g, uint32_t i); /* before task i: fetch what it reads first */
+/* whether a solo period of `secs` that saw `done` CTAs end leaves the run enough work for the
+ * helpers (team_min_left_ms); sets res->solo_left_ms (-1: no estimate made) */
+int sim_work_left(sim *g, double secs, uint64_t done);
 /* SMs: progress, a request to send (and more behind it), CTAs to retire, work left inside,
  * room for a reply; channels: ran, and after it their DRAM side busy, their L2 side busy,
  * replies waiting */
