@@ -187,7 +187,13 @@ TEST(trace_cta_address_records_round_trip)
     put_back(&c, gaps, g, TRACE_A_STRIDE, 2);
     for (int l = 0; l < 32; l++)                              /* two rows of a 16-wide tile */
         a[l] = (l < 16 ? 0x40000 : 0x80000) + 4u * (unsigned)(l % 16);
-    put_back(&c, UINT32_MAX, a, TRACE_A_HALVES, 3);
+    put_back(&c, UINT32_MAX, a, TRACE_A_HALVES, 2);
+    for (int l = 0; l < 32; l++)                              /* second row first, stride -8 */
+        a[l] = (l < 16 ? 0x7f0000090000ull : 0x7f0000010000ull) - 8u * (unsigned)(l % 16);
+    put_back(&c, UINT32_MAX, a, TRACE_A_HALVES, 2);
+    for (int l = 0; l < 32; l++)                              /* rows 4 GiB apart: no halves */
+        a[l] = (l < 16 ? 0x40000 : 0x100040000ull) + 4u * (unsigned)(l % 16);
+    put_back(&c, UINT32_MAX, a, TRACE_A_LIST, 32);
     for (int l = 0; l < 32; l++)
         a[l] = 0x100000000ull + (uint64_t)((l * 7919) % 1000) * 64 - (l == 3 ? 0x10000000u : 0);
     put_back(&c, UINT32_MAX, a, TRACE_A_OFF32, 1 + 16);       /* scattered within 2 GiB */
@@ -197,6 +203,36 @@ TEST(trace_cta_address_records_round_trip)
     put_back(&c, 0x10u, a, TRACE_A_LIST, 1);                   /* one lane */
     uint64_t odd[2] = {0x1000, 0x1003};                        /* lanes 0 and 2: no whole stride */
     put_back(&c, 0x5u, odd, TRACE_A_LIST, 2);
+    trace_cta_free(&c);
+}
+
+TEST(trace_cta_fit_keeps_what_it_holds_in_buffers_of_its_size)
+{
+    trace_cta c = {0};
+    uint64_t a[32];
+    for (int l = 0; l < 32; l++)
+        a[l] = 0x10000 + (uint64_t)((l * 7919) % 1000) * 64; /* 17 words each */
+    for (int i = 0; i < 40; i++) {
+        base_grow(&c.insts, &c.insts_cap, c.ninsts + 1, sizeof *c.insts);
+        trace_dinst *d = &c.insts[c.ninsts++];
+        *d = (trace_dinst){(uint32_t)i, UINT32_MAX, TRACE_NO_ADDR};
+        a[0] = (uint64_t)i;
+        CHECK_EQ(trace_cta_put_addrs(&c, d, a, 32), 0);
+    }
+    CHECK_EQ(c.insts_cap, 64);      /* grown by doubling past 40 */
+    CHECK_EQ(c.addrs_cap, 1024);    /* 680 words */
+    trace_cta_fit(&c);
+    CHECK_EQ(c.insts_cap, 40);
+    CHECK_EQ(c.addrs_cap, 680);
+    uint64_t buf[32];
+    for (int i = 0; i < 40; i++) {
+        const uint64_t *b = trace_cta_addrs(&c, &c.insts[i], buf);
+        CHECK_EQ(c.insts[i].sidx, (uint32_t)i);
+        CHECK(b && b[0] == (uint64_t)i && b[31] == a[31]);
+    }
+    c.ninsts = 38;                  /* within an eighth: left as it is */
+    trace_cta_fit(&c);
+    CHECK_EQ(c.insts_cap, 40);
     trace_cta_free(&c);
 }
 

@@ -170,15 +170,16 @@ typedef struct trace_dinst {
 /* A CTA keeps each instruction's popcount(mask) lane addresses in one of four record forms
  * in trace_cta.addrs, the form in the top two bits of trace_dinst.addr and the record's first
  * word in the rest. A warp's lanes mostly step by a constant (one stride: 2 words instead of
- * 32), or do so in each half (3 words), or stay within 2 GiB of the first lane (32-bit
+ * 32), or do so in each half (2 words), or stay within 2 GiB of the first lane (32-bit
  * offsets: half the words), so a resident
  * CTA takes a fraction of the memory, and reading and copying CTAs move less of it. */
 enum {
     TRACE_A_LIST = 0,   /* the addresses, one word each */
     TRACE_A_STRIDE = 1, /* base, stride: lane l has base + stride * (l - first active lane) */
     TRACE_A_OFF32 = 2,  /* base, then int32 offsets from it, two per word (lowest half first) */
-    TRACE_A_HALVES = 3  /* all 32 lanes; base0, base1, stride: lane l has base(l / 16) +
-                         * stride * (l % 16) (a 16-wide 2-D block: two rows of a tile) */
+    TRACE_A_HALVES = 3  /* all 32 lanes; base0, then base1 - base0 and the stride as int32s
+                         * (low half first): lane l has base(l / 16) + stride * (l % 16) (a
+                         * 16-wide 2-D block: two rows of a tile) */
 };
 #define TRACE_A_SHIFT 30
 #define TRACE_A_INDEX ((1u << TRACE_A_SHIFT) - 1)
@@ -205,6 +206,9 @@ typedef struct trace_cta {
 } trace_cta;
 
 void trace_cta_free(trace_cta *c);
+/* Shrinks c's instruction and address buffers to what it holds (when they hold an eighth or
+ * more unused): for a CTA kept resident. A later CTA read into c grows them again. */
+void trace_cta_fit(trace_cta *c);
 
 /* Appends the p = popcount(d->mask) >= 1 lane addresses a[] of instruction d in the smallest
  * record form; 0, or -1 when the CTA would need more than 2^30 words (no change then). */

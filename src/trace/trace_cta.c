@@ -207,10 +207,13 @@ static int is_stride(uint32_t mask, const uint64_t *a, int64_t *stride)
     return 1;
 }
 
-/* All 32 lanes, each half one stride (the same for both) from its first lane. */
+static int is_i32(uint64_t d) { return (int64_t)d >= INT32_MIN && (int64_t)d <= INT32_MAX; }
+
+/* All 32 lanes, each half one stride (the same for both) from its first lane; the second
+ * half's first lane and the stride within 2 GiB, as the record keeps them. */
 static int is_halves(uint32_t mask, const uint64_t *a)
 {
-    if (mask != UINT32_MAX)
+    if (mask != UINT32_MAX || !is_i32(a[16] - a[0]) || !is_i32(a[1] - a[0]))
         return 0;
     uint64_t st = a[1] - a[0];
     for (unsigned l = 0; l < 16; l++)
@@ -236,11 +239,10 @@ int trace_cta_put_addrs(trace_cta *c, trace_dinst *d, const uint64_t *a, unsigne
         return trace_cta_put_stride(c, d, a[0], stride, p);
     uint64_t *w;
     if (p == 32 && is_halves(d->mask, a)) {
-        if (!(w = words(c, d, TRACE_A_HALVES, 3)))
+        if (!(w = words(c, d, TRACE_A_HALVES, 2)))
             return -1;
         w[0] = a[0];
-        w[1] = a[16];
-        w[2] = a[1] - a[0];
+        w[1] = (uint32_t)(a[16] - a[0]) | (uint64_t)(uint32_t)(a[1] - a[0]) << 32;
     } else if (p >= 4 && fits_off32(a, p)) {
         if (!(w = words(c, d, TRACE_A_OFF32, 1 + (p + 1) / 2)))
             return -1;
@@ -269,9 +271,11 @@ const uint64_t *trace_cta_addrs_slow(const trace_cta *c, const trace_dinst *d, u
         return buf;
     }
     if (d->addr >> TRACE_A_SHIFT == TRACE_A_HALVES) {
+        uint64_t b1 = w[0] + (uint64_t)(int64_t)(int32_t)(uint32_t)w[1];
+        uint64_t st = (uint64_t)(int64_t)(int32_t)(uint32_t)(w[1] >> 32);
         for (unsigned l = 0; l < 16; l++) {
-            buf[l] = w[0] + w[2] * l;
-            buf[16 + l] = w[1] + w[2] * l;
+            buf[l] = w[0] + st * l;
+            buf[16 + l] = b1 + st * l;
         }
         return buf;
     }
@@ -529,6 +533,27 @@ int trace_next_cta(trace_kernel *k, trace_cta *c, base_err *e)
     }
     k->ctas++;
     return 1;
+}
+
+/* A buffer grown by doubling holds up to twice what it needs. It moves to a block of its
+ * size, so that the whole grown block, not just its tail, serves the next CTA's growth (a
+ * tail shrunk in place left holes too small for it). */
+static void fit(void *pp, size_t *cap, size_t need, size_t elem)
+{
+    void **p = pp;
+    if (!*p || need < 8 || *cap - need <= *cap / 8)
+        return;
+    void *q = base_malloc(need * elem);
+    memcpy(q, *p, need * elem);
+    free(*p);
+    *p = q;
+    *cap = need;
+}
+
+void trace_cta_fit(trace_cta *c)
+{
+    fit(&c->insts, &c->insts_cap, c->ninsts, sizeof *c->insts);
+    fit(&c->addrs, &c->addrs_cap, c->nwords, sizeof *c->addrs);
 }
 
 void trace_cta_free(trace_cta *c)
