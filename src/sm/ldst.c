@@ -19,6 +19,16 @@ void sm_ldst_push(sm *s, uint32_t warp, uint32_t dyn, uint64_t ready)
     e->warp = warp;
     e->dyn = dyn;
     e->ready = ready;
+    /* a CTA's address records are read once, at start, from memory that no cache holds any
+     * more (a resident wave's records are tens of MB): fetched while the entry waits */
+    const trace_cta *c = &s->cta[s->w[warp].cta].tc;
+    uint32_t a = c->insts[dyn].addr;
+    if (a != TRACE_NO_ADDR) {
+        const uint64_t *r = c->addrs + (a & TRACE_A_INDEX);
+        __builtin_prefetch(r);
+        if (a >> TRACE_A_SHIFT == TRACE_A_LIST || a >> TRACE_A_SHIFT == TRACE_A_OFF32)
+            __builtin_prefetch(r + 8);
+    }
 }
 
 /* ---- pending table -------------------------------------------------------------------- */
