@@ -100,6 +100,64 @@ static void same_json(const char *dir, const char *const *runs, size_t n, const 
     free(first);
 }
 
+/* 64 CTAs of one warp with 1,100 instructions each (about 38 KB of text a CTA; CTA `bad`, if
+ * below 64, has a malformed line near its end): the first wave's ring of 46 CTAs is over 1 MB
+ * of text, which is parsed by a parallel region of its own before the team starts. */
+static void write_wide(const char *dir, int bad)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/kernelslist.g", dir);
+    test_write_text(path, "kernel-1.traceg\n");
+    base_buf b = {0};
+    base_buf_printf(&b, "-kernel name = k\n-grid dim = (64,1,1)\n-block dim = (32,1,1)\n"
+                        "-shmem = 0\n-nregs = 8\n-binary version = 80\n"
+                        "-accelsim tracer version = 5\n-enable lineinfo = 0\n\n");
+    for (int i = 0; i < 64; i++) {
+        base_buf_printf(&b, "#BEGIN_TB\nthread block = %d,0,0\nwarp = 0\ninsts = 1100\n", i);
+        for (int k = 0; k < 1099; k++)
+            base_buf_printf(&b, "%04x ffffffff 1 R%d %s 1 R%d 0 0\n", 16 * (k % 64), 1 + k % 5,
+                            (k + i) % 3 ? "IADD3" : "MOV", 1 + (k + i) % 4);
+        base_buf_printf(&b, i == bad ? "0g00 ffffffff 0 EXIT 0 0 0\n#END_TB\n"
+                                     : "0ff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n");
+    }
+    snprintf(path, sizeof path, "%s/kernel-1.traceg", dir);
+    test_write_file(path, b.s, b.len);
+    base_buf_free(&b);
+}
+
+TEST(sim_first_wave_parsed_in_parallel_before_the_team)
+{
+    write_wide("wide_grid", 64);
+    write_wide("wide_bad", 40);
+    const char *runs[] = {"--threads=1", "--threads=2", "--threads=2 --team_start_ms=0"};
+    char *first = NULL, *first_err = NULL;
+    for (size_t i = 0; i < BASE_ARRAY_LEN(runs); i++) {
+        char json[512];
+        snprintf(json, sizeof json, "%s/wide-%zu.json", test_tmpdir(), i);
+        test_proc p = test_lockstep("run %s --stats-json=%s %s/wide_grid", runs[i], json,
+                                    test_tmpdir());
+        CHECK_EQ(p.status, 0);
+        if (i == 1) /* the helpers wait for 10 ms periods: the first wave is read before */
+            CHECK_HAS(p.out, "CTAs parsed in parallel batches outside it");
+        char *j = test_read_file(json, NULL);
+        CHECK(j != NULL);
+        if (j) {
+            CHECK_HAS(j, "\"gpu_tot_issued_cta\": 64");
+            same_as_first(&first, j, runs[i]);
+        }
+        p = test_lockstep("run %s %s/wide_bad", runs[i], test_tmpdir());
+        CHECK_EQ(p.status, 3);
+        CHECK_HAS(p.err, "kernel-1.traceg:");
+        if (!first_err)
+            first_err = base_strdup(p.err);
+        else if (strcmp(first_err, p.err))
+            test_fail_at(__FILE__, __LINE__, "%s reports\n%s, 1 thread\n%s", runs[i], p.err,
+                         first_err);
+    }
+    free(first);
+    free(first_err);
+}
+
 TEST(sim_team_many_ctas_same_json)
 {
     write_grid("good_grid", NCTA);

@@ -133,6 +133,10 @@ static void quiesce(sim *g)
 /* A batch stops at this much text (besides a ring's worth of CTAs): memory stays bounded
  * whatever the size of a CTA. */
 #define BATCH_BYTES ((size_t)8 << 20)
+/* Before the helpers start, a batch of this much text is parsed by a parallel region of its
+ * own (some ms of parsing against a fraction of one for the region): a first wave that holds
+ * the whole kernel (sgemm 256: 118 MB of text) was read by the main thread alone. */
+#define SOLO_BATCH_BYTES ((size_t)1 << 20)
 
 typedef struct batch {
     run_kernel *rk;
@@ -170,7 +174,15 @@ static void read_batch(sim *g, run_kernel *rk)
         n++;
     }
     batch b = {rk, t};
-    sim_team_jobs(g, n, parse_job, &b);
+    if (!g->team_deferred)
+        sim_team_jobs(g, n, parse_job, &b);
+    else if (bytes >= SOLO_BATCH_BYTES) {
+        sim_solo_jobs(g, n, parse_job, &b);
+        g->res->solo_batch_ctas += n;
+    }
+    else
+        for (uint32_t i = 0; i < n; i++)
+            parse_job(g, &b, i);
     uint32_t ok = 0;
     for (; ok < n; ok++) {
         uint32_t s = (t + ok) % rk->ahead_cap;
@@ -209,8 +221,8 @@ int sim_ahead_take(sim *g, run_kernel *rk, trace_cta *slot, uint32_t *need, base
         quiesce(g);
         if (atomic_load_explicit(&rk->ahead_n, memory_order_acquire))
             continue;
-        if (!rk->ahead_chunk || rk->ahead_end || g->team_deferred)
-            break; /* no job runs and the ring is empty (or no team to parse a batch): read here */
+        if (!rk->ahead_chunk || rk->ahead_end)
+            break; /* no job runs and the ring is empty: read here */
         read_batch(g, rk);
     }
     if (rk->ahead_end > 0)

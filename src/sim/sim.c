@@ -340,6 +340,20 @@ void sim_homes_rebalance(sim *g)
     }
 }
 
+void sim_solo_jobs(sim *g, uint32_t n, void (*fn)(sim *g, void *ctx, uint32_t i), void *ctx)
+{
+#ifdef _OPENMP
+    if (g->k.threads > 1 && n > 1) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads((int)g->k.threads)
+        for (uint32_t i = 0; i < n; i++)
+            fn(g, ctx, i);
+        return;
+    }
+#endif
+    for (uint32_t i = 0; i < n; i++)
+        fn(g, ctx, i);
+}
+
 void sim_team_jobs(sim *g, uint32_t n, void (*fn)(sim *g, void *ctx, uint32_t i), void *ctx)
 {
     if (!g->use_team || g->team_deferred || n < 2 || n > g->team.max_tasks) {

@@ -58,6 +58,7 @@ typedef struct sim_result {
      * none was) and the solo time it left the run by estimate (ms; -1: none made) */
     int team_threads;
     double team_start_s, solo_edge_us, solo_left_ms;
+    uint64_t solo_batch_ctas; /* text CTAs parsed by a parallel region before they started */
 } sim_result;
 
 typedef struct sim sim;
