@@ -11,17 +11,32 @@
 #define NCTA 300
 #define BAD_CTA 250
 
-/* A 1-warp-per-CTA kernel of NCTA CTAs; CTA `bad` (if < NCTA) has a malformed line. With
- * more than one thread the CTAs are read ahead, in batches parsed on the team (ahead.c). */
-static void write_grid(const char *dir, int bad)
+/* A one-kernel list in dir and the kernel's header (ncta CTAs of one warp) into *b. */
+static void start_grid(const char *dir, int ncta, base_buf *b)
 {
     char path[256];
     snprintf(path, sizeof path, "%s/kernelslist.g", dir);
     test_write_text(path, "kernel-1.traceg\n");
+    base_buf_printf(b, "-kernel name = k\n-grid dim = (%d,1,1)\n-block dim = (32,1,1)\n"
+                       "-shmem = 0\n-nregs = 8\n-binary version = 80\n"
+                       "-accelsim tracer version = 5\n-enable lineinfo = 0\n\n", ncta);
+}
+
+/* Writes *b as the kernel's file in dir and frees it. */
+static void end_grid(const char *dir, base_buf *b)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/kernel-1.traceg", dir);
+    test_write_file(path, b->s, b->len);
+    base_buf_free(b);
+}
+
+/* A 1-warp-per-CTA kernel of NCTA CTAs; CTA `bad` (if < NCTA) has a malformed line. With
+ * more than one thread the CTAs are read ahead, in batches parsed on the team (ahead.c). */
+static void write_grid(const char *dir, int bad)
+{
     base_buf b = {0};
-    base_buf_printf(&b, "-kernel name = k\n-grid dim = (%d,1,1)\n-block dim = (32,1,1)\n"
-                        "-shmem = 0\n-nregs = 8\n-binary version = 80\n"
-                        "-accelsim tracer version = 5\n-enable lineinfo = 0\n\n", NCTA);
+    start_grid(dir, NCTA, &b);
     for (int i = 0; i < NCTA; i++) {
         base_buf_printf(&b, "#BEGIN_TB\nthread block = %d,0,0\nwarp = 0\ninsts = 3\n", i);
         /* static instructions that first appear in later CTAs, in an order of their own: a
@@ -33,9 +48,7 @@ static void write_grid(const char *dir, int bad)
         base_buf_printf(&b, i == bad ? "00g0 ffffffff 0 EXIT 0 0 0\n" : "0020 ffffffff 0 EXIT 0 0 0\n");
         base_buf_printf(&b, "#END_TB\n");
     }
-    snprintf(path, sizeof path, "%s/kernel-1.traceg", dir);
-    test_write_file(path, b.s, b.len);
-    base_buf_free(&b);
+    end_grid(dir, &b);
 }
 
 TEST(sim_team_read_ahead_error_matches_serial)
@@ -105,13 +118,8 @@ static void same_json(const char *dir, const char *const *runs, size_t n, const 
  * of text, which is parsed by a parallel region of its own before the team starts. */
 static void write_wide(const char *dir, int bad)
 {
-    char path[256];
-    snprintf(path, sizeof path, "%s/kernelslist.g", dir);
-    test_write_text(path, "kernel-1.traceg\n");
     base_buf b = {0};
-    base_buf_printf(&b, "-kernel name = k\n-grid dim = (64,1,1)\n-block dim = (32,1,1)\n"
-                        "-shmem = 0\n-nregs = 8\n-binary version = 80\n"
-                        "-accelsim tracer version = 5\n-enable lineinfo = 0\n\n");
+    start_grid(dir, 64, &b);
     for (int i = 0; i < 64; i++) {
         base_buf_printf(&b, "#BEGIN_TB\nthread block = %d,0,0\nwarp = 0\ninsts = 1100\n", i);
         for (int k = 0; k < 1099; k++)
@@ -120,9 +128,7 @@ static void write_wide(const char *dir, int bad)
         base_buf_printf(&b, i == bad ? "0g00 ffffffff 0 EXIT 0 0 0\n#END_TB\n"
                                      : "0ff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n");
     }
-    snprintf(path, sizeof path, "%s/kernel-1.traceg", dir);
-    test_write_file(path, b.s, b.len);
-    base_buf_free(&b);
+    end_grid(dir, &b);
 }
 
 TEST(sim_first_wave_parsed_in_parallel_before_the_team)

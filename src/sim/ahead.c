@@ -174,15 +174,15 @@ static void read_batch(sim *g, run_kernel *rk)
         n++;
     }
     batch b = {rk, t};
-    if (!g->team_deferred)
+    if (!g->team_deferred) {
         sim_team_jobs(g, n, parse_job, &b);
-    else if (bytes >= SOLO_BATCH_BYTES) {
+    } else if (bytes >= SOLO_BATCH_BYTES) {
         sim_solo_jobs(g, n, parse_job, &b);
         g->res->solo_batch_ctas += n;
-    }
-    else
+    } else {
         for (uint32_t i = 0; i < n; i++)
             parse_job(g, &b, i);
+    }
     uint32_t ok = 0;
     for (; ok < n; ok++) {
         uint32_t s = (t + ok) % rk->ahead_cap;

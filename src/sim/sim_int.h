@@ -284,11 +284,11 @@ int sim_adapt_edge(sim_adapt *a);
 void sim_adapt_window(sim_adapt *a, double now);
 /* Runs fn(g, ctx, i) for i in 0..n-1, on the team when it runs, else in order here. Each i
  * must write only state of its own that no other i reads. */
+void sim_team_jobs(sim *g, uint32_t n, void (*fn)(struct sim *g, void *ctx, uint32_t i),
+                   void *ctx);
 /* The same jobs on a parallel region of their own (threads knob; one thread: in order),
  * for a serial phase before the team has started (team_deferred). */
 void sim_solo_jobs(sim *g, uint32_t n, void (*fn)(struct sim *g, void *ctx, uint32_t i),
-                   void *ctx);
-void sim_team_jobs(sim *g, uint32_t n, void (*fn)(struct sim *g, void *ctx, uint32_t i),
                    void *ctx);
 /* team.c */
 uint32_t sim_team_max_tasks(void);
