@@ -280,6 +280,41 @@ static void split_agrees(const void *text, size_t n, const char *name)
     }
 }
 
+/* CTAs of over 256 KB of text: a chunk lets go of its text once adopted (trace_chunk_done)
+ * and, reused for the next CTAs, still reads what trace_next_cta reads. */
+TEST(trace_split_large_ctas_release_their_text)
+{
+    base_buf b = {0};
+    base_buf_puts(&b, "-kernel name = k\n-grid dim = (4,1,1)\n-block dim = (32,1,1)\n"
+                      "-shmem = 0\n-nregs = 8\n-binary version = 80\n"
+                      "-accelsim tracer version = 5\n-enable lineinfo = 0\n\n");
+    for (int c = 0; c < 4; c++) {
+        base_buf_printf(&b, "#BEGIN_TB\nthread block = %d,0,0\nwarp = 0\ninsts = 9000\n", c);
+        for (int k = 0; k < 8999; k++)
+            base_buf_printf(&b, "%04x ffffffff 1 R%d %s 1 R%d 0 0\n", 16 * (k % 97),
+                            1 + (k + c) % 5, (k + c) % 3 ? "IADD3" : "MOV", 1 + k % 4);
+        base_buf_puts(&b, "0ff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n");
+    }
+    CHECK(b.len > 4 * (256u << 10));
+    split_agrees(b.s, b.len, "large.traceg");
+    base_err e = {0};
+    base_rd *r = base_rd_open_mem("large.traceg", b.s, b.len, &e);
+    trace_kernel *k = r ? trace_kernel_open_rd(r, &e) : NULL;
+    trace_chunk *ch = trace_chunk_new();
+    trace_cta c = {0};
+    CHECK(k && trace_split_cta(k, ch, &e) == 1);
+    CHECK(trace_chunk_bytes(ch) > (256u << 10));
+    trace_parse_chunk(k, ch, &c);
+    CHECK_EQ(trace_adopt_cta(k, ch, &c, &e), 0);
+    trace_chunk_done(ch);
+    CHECK_EQ(trace_chunk_bytes(ch), 0);
+    CHECK_EQ(c.ninsts, 9000);
+    trace_cta_free(&c);
+    trace_chunk_free(ch);
+    trace_kernel_close(k);
+    base_buf_free(&b);
+}
+
 /* Expects reading `text` to fail with a message containing `what`, serially and split. */
 static void bad_kernel(const char *text, const char *what, int line)
 {

@@ -103,6 +103,8 @@ uint64_t tu_check_split(trace_kernel *serial, trace_kernel *split, unsigned nchu
         for (unsigned i = 0; i < m && state == 0; i++, n++) {
             base_err eb = {0};
             int rb = trace_adopt_cta(split, ch[(next + i) % nchunks], &cb[i], &eb) ? -1 : 1;
+            if (rb == 1) /* as the simulator's read-ahead: the chunk is reused after it */
+                trace_chunk_done(ch[(next + i) % nchunks]);
             state = agree(serial, split, &ca, &cb[i], rb, &eb, n, what);
         }
         next = (next + m) % nchunks;

@@ -190,6 +190,7 @@ static void read_batch(sim *g, run_kernel *rk)
             rk->ahead_end = -1;
             break;
         }
+        trace_chunk_done(rk->ahead_chunk[s]);
         rk->ahead_need[s] = (uint32_t)trace_kernel_nsinst(tk);
     }
     if (ok == n && split <= 0) {

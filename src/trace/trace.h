@@ -273,6 +273,8 @@ size_t trace_chunk_bytes(const trace_chunk *ch);
 void trace_parse_chunk(const trace_kernel *k, trace_chunk *ch, trace_cta *cta);
 /* 0, or -1 with the parse's error (or one of merging) in e. */
 int trace_adopt_cta(trace_kernel *k, trace_chunk *ch, trace_cta *cta, base_err *e);
+/* After its adoption: a chunk lets go of a large text buffer (its dictionary stays). */
+void trace_chunk_done(trace_chunk *ch);
 
 /* The static dictionary so far (it grows as CTAs are read: pointers stay valid only until the
  * next trace_next_cta; indices stay valid for the kernel's lifetime). */

@@ -50,6 +50,19 @@ void trace_chunk_free(trace_chunk *ch)
 
 size_t trace_chunk_bytes(const trace_chunk *ch) { return ch->len; }
 
+/* Kept, a ring's chunks would each hold the largest CTA's text they ever split: 46 x 462 KB
+ * for sgemm 256, where a batch needs at most 8 MB at once. */
+#define CHUNK_KEEP_BYTES ((size_t)256 << 10)
+
+void trace_chunk_done(trace_chunk *ch)
+{
+    if (ch->cap <= CHUNK_KEEP_BYTES)
+        return;
+    free(ch->text);
+    ch->text = NULL;
+    ch->len = ch->cap = 0;
+}
+
 static void append(trace_chunk *ch, const char *line, size_t n)
 {
     base_grow(&ch->text, &ch->cap, ch->len + n + 1, 1);
