@@ -101,6 +101,7 @@ struct opts {
     const char *only;
     bool native;
     bool large;
+    int scale; /* reduce and vectoradd of --large take --n=scale M */
     bool core_check; /* time one workload pinned to each core every round */
     char *extra[MAX_EXTRA]; /* pieces of --extra, split at blanks */
     int n_extra;
@@ -272,6 +273,8 @@ static void usage(FILE *f)
         "  --large           also generate and run the scaling workloads (`lockstep synth`:\n"
         "                    reduce --n=1M, sgemm-tiled --n=256, vectoradd --n=1M; each at\n"
         "                    least 4 CTAs per pair of SMs on the default GPU)\n"
+        "  --scale K         with --large: reduce and vectoradd take --n=K M instead (more\n"
+        "                    work an edge and a longer run, for many threads; default 1)\n"
         "  --extra ARGS      more arguments for every run, split at blanks; repeatable\n"
         "                    (e.g. --extra=--fast_forward=0)\n"
         "  --no-core-check   do not time synth/gather pinned to each core at the start of\n"
@@ -349,6 +352,11 @@ static int parse_one(struct opts *o, int argc, char **argv, int *i)
         return o->only = v, 0;
     if ((v = opt_value(argc, argv, i, "--extra")))
         return add_extra(o, v);
+    if ((v = opt_value(argc, argv, i, "--scale"))) {
+        char *end;
+        long k = strtol(v, &end, 10);
+        return *end || k < 1 || k > 64 ? -1 : (o->scale = (int)k, 0);
+    }
     if (strcmp(argv[*i], "--native") == 0)
         return o->native = true, 0;
     if (strcmp(argv[*i], "--large") == 0)
@@ -363,7 +371,7 @@ static int parse_opts(struct opts *o, int argc, char **argv, long cores, int *ex
 {
     const char *env = getenv("LOCKSTEP_SHARED");
     *o = (struct opts){.repeats = 5, .json = "bench/results.json", .bin = "build/lockstep",
-                       .shared = env && *env ? env : "../shared", .core_check = true};
+                       .shared = env && *env ? env : "../shared", .scale = 1, .core_check = true};
     default_threads(o, cores);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -639,11 +647,13 @@ static int run_tool(struct bench *b, char *const argv[])
 /* ---------------------------------------------------------------- large workloads */
 
 /* The workloads of the 2-thread scaling criterion: the bundled samples run a few thousand
- * cycles, where start-up dominates; these run for seconds with thousands of CTAs. */
-static const char *const LARGE[][3] = {
-    {"large/reduce --n=1M", "reduce", "--n=1M"},
-    {"large/sgemm-tiled --n=256", "sgemm-tiled", "--n=256"},
-    {"large/vectoradd --n=1M", "vectoradd", "--n=1M"},
+ * cycles, where start-up dominates; these run for seconds with thousands of CTAs. --scale
+ * multiplies the element counts of the two streaming kernels (sgemm's CTAs are all resident
+ * at once already; a larger n would multiply its text by n^3). */
+static const char *const LARGE[][2] = {
+    {"reduce", "M"},
+    {"sgemm-tiled", ""},
+    {"vectoradd", "M"},
 };
 
 static void add_large(struct bench *b)
@@ -651,18 +661,23 @@ static void add_large(struct bench *b)
     if (!b->o.large)
         return;
     for (size_t i = 0; i < sizeof LARGE / sizeof LARGE[0]; i++) {
-        if (!wanted(b, LARGE[i][0]))
+        char n[32], label[LABEL_LEN];
+        if (*LARGE[i][1])
+            snprintf(n, sizeof n, "--n=%d%s", b->o.scale, LARGE[i][1]);
+        else
+            snprintf(n, sizeof n, "--n=256");
+        snprintf(label, sizeof label, "large/%s %s", LARGE[i][0], n);
+        if (!wanted(b, label))
             continue;
         char dst[PATH_MAX], out[PATH_MAX + 8];
         snprintf(dst, sizeof dst, "%s/large-%zu", b->tmpdir, i);
         snprintf(out, sizeof out, "--out=%s", dst);
-        char *argv[] = {(char *)b->o.bin, "synth", (char *)LARGE[i][1], (char *)LARGE[i][2],
-                        out, NULL};
+        char *argv[] = {(char *)b->o.bin, "synth", (char *)LARGE[i][0], n, out, NULL};
         if (run_tool(b, argv)) {
             b->errors++;
             continue;
         }
-        new_workload(b, LARGE[i][0], dst);
+        new_workload(b, label, dst);
     }
 }
 
