@@ -173,9 +173,42 @@ TEST(sim_team_many_ctas_same_json)
                           "--threads=2 --fast_forward=0 --team_start_ms=0", "--host_hugepages=0",
                           "--threads=2 --team_adapt=0 --team_start_ms=0",
                           "--threads=2 --team_chan_home=spread --team_start_ms=0",
-                          "--threads=4 --team_chan_home=main --team_start_ms=0"};
+                          "--threads=4 --team_chan_home=main --team_start_ms=0",
+                          "--threads=8 --team_start_ms=0 --team_profile=1"};
     same_json("good_grid", runs, BASE_ARRAY_LEN(runs), "", "\"gpu_tot_issued_cta\": 300",
               "\"gpu_tot_issued_cta\": 300");
+}
+
+/* team_profile prints where the team's time went, as # lines after the rate: the main
+ * thread's loop, then every thread's tasks; the tasks the threads ran add up to at least one
+ * per SM cycle run with the team. Without a team it prints nothing. */
+TEST(sim_team_profile_lines)
+{
+    write_grid("prof_grid", NCTA);
+    test_proc p = test_lockstep("run --threads=3 --team_start_ms=0 --team_profile=1 %s/prof_grid",
+                                test_tmpdir());
+    CHECK_EQ(p.status, 0);
+    const char *loop = strstr(p.out, "# team profile: loop ");
+    CHECK(loop != NULL);
+    const char *th = strstr(p.out, "# team profile: thread: s in tasks / tasks / stolen: 0: ");
+    CHECK(th != NULL);
+    if (th) {
+        unsigned long long tasks = 0, v, stolen;
+        double secs;
+        unsigned id;
+        int used;
+        const char *q = strstr(th, "stolen:") + 7;
+        for (unsigned i = 0; i < 3; i++, q += used) {
+            CHECK(sscanf(q, " %u: %lf/%llu/%llu%n", &id, &secs, &v, &stolen, &used) == 4);
+            CHECK_EQ(id, i);
+            CHECK(stolen <= v);
+            tasks += v;
+        }
+        CHECK(tasks >= NCTA);
+    }
+    p = test_lockstep("run --threads=1 --team_profile=1 %s/prof_grid", test_tmpdir());
+    CHECK_EQ(p.status, 0);
+    CHECK(strstr(p.out, "# team profile") == NULL);
 }
 
 /* A copy twice the L2's size ahead of the kernel: its prefill runs per channel on the team, and
@@ -288,7 +321,7 @@ TEST(sim_homes_follow_the_steals)
     g->n_sm = NSM;
     g->home_sm = home;
     g->sm_first = first;
-    sim_team_init(&g->team, 2, 16);
+    sim_team_init(&g->team, 2, 16, 0);
     steal(g, 0, SIM_REBALANCE_SLACK, 0); /* not more than the slack */
     sim_homes_rebalance(g);
     CHECK_EQ(first[1], 3);
@@ -337,7 +370,23 @@ TEST(sim_adapt_runs_the_faster_way)
     CHECK(share > 0 && share < probes);
     share = adapt_solo_share(&a, &now, 2e-6, 1e-6, n); /* now alone is faster */
     CHECK(share > 1 - probes && share < 1);
-    CHECK_EQ(a.stay, SIM_ADAPT_STAY_MAX);
+    CHECK(a.stay >= SIM_ADAPT_STAY_MAX);
+}
+
+/* Where the other way is far slower (sixteen threads against one), its tries are spaced so
+ * they cost about 1/SIM_ADAPT_TRY_SHARE of the run, not 1/SIM_ADAPT_STAY_MAX. */
+TEST(sim_adapt_tries_a_far_slower_way_seldom)
+{
+    const uint32_t n = 2000 * SIM_ADAPT_EDGES;
+    sim_adapt a;
+    double now = 0, team = 1e-6, solo = 5e-6;
+    sim_adapt_init(&a, now);
+    double share = adapt_solo_share(&a, &now, team, solo, n);
+    CHECK(!a.solo);
+    CHECK(a.stay > SIM_ADAPT_STAY_MAX);
+    double extra = share * n * (solo - team); /* what the tries cost over the team alone */
+    CHECK(extra < 1.5 * n * team / SIM_ADAPT_TRY_SHARE);
+    CHECK(share > 0);
 }
 
 /* A workload whose pace changes is tried again at once: alone was faster while edges were

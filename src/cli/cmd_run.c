@@ -52,6 +52,24 @@ static void write_json(FILE *f, const cli_args *a, const char *path, const sim_r
     fputc('\n', f);
 }
 
+/* team_profile: the main thread's loop split into team edges (publishing, its own and stolen
+ * tasks, waiting for helpers) and the rest (serial phases and edges run alone); then every
+ * thread's time in tasks. */
+static void print_profile(FILE *f, const sim_team_profile *p)
+{
+    fprintf(f, "# team profile: loop %.3f s; %llu edges with the team (%llu memory-only) took "
+               "%.3f s: publishing %.3f, waiting for helpers %.3f; %llu edges alone; the rest "
+               "(serial phases, edges alone) %.3f s\n",
+            p->loop_s, (unsigned long long)p->team_edges, (unsigned long long)p->mem_edges,
+            p->team_s, p->publish_s, p->wait_s, (unsigned long long)p->solo_edges,
+            p->loop_s - p->team_s);
+    fprintf(f, "# team profile: thread: s in tasks / tasks / stolen:");
+    for (uint32_t i = 0; i < p->threads; i++)
+        fprintf(f, " %u: %.3f/%llu/%llu", i, p->busy_s[i], (unsigned long long)p->tasks[i],
+                (unsigned long long)p->stolen[i]);
+    fputc('\n', f);
+}
+
 static void print_rate(FILE *f, const sim_result *r)
 {
     uint64_t wi = stat_get(&r->total.sm, "warp_insts");
@@ -77,6 +95,8 @@ static void print_rate(FILE *f, const sim_result *r)
         fprintf(f, "; %llu CTAs parsed in parallel batches outside it",
                 (unsigned long long)r->solo_batch_ctas);
     fputc('\n', f);
+    if (r->prof)
+        print_profile(f, r->prof);
 }
 
 /* A MacSim GPU trace runs through the converter: written as an Accel-Sim directory in a

@@ -356,7 +356,7 @@ static int host_only(const char *name)
            !strcmp(name, "memcpy_prefill_skip") || !strcmp(name, "host_hugepages") ||
            !strcmp(name, "team_adapt") || !strcmp(name, "team_chan_home") ||
            !strcmp(name, "team_start_ms") || !strcmp(name, "team_min_edge_us") ||
-           !strcmp(name, "team_min_left_ms");
+           !strcmp(name, "team_min_left_ms") || !strcmp(name, "team_profile");
 }
 
 void knob_echo_json(base_json *j, const knob_cfg *c)

@@ -256,6 +256,12 @@ void sim_json_result(base_json *j, const sim_result *r)
 
 void sim_result_free(sim_result *r)
 {
+    if (r->prof) {
+        free(r->prof->busy_s);
+        free(r->prof->tasks);
+        free(r->prof);
+        r->prof = NULL;
+    }
     for (size_t i = 0; i < r->nk; i++) {
         free(r->k[i].name);
         free(r->k[i].path);

@@ -376,6 +376,7 @@ static void run_tasks(sim *g, uint32_t n, unsigned m)
         sim_team_run(g, n, m);
         return;
     }
+    g->team.p_solo += g->use_team && !g->team_deferred;
 #ifdef _OPENMP
     if (!g->use_team && g->k.threads > 1 && g->nactive > 1) {
         if (g->k.omp_schedule == 2) {
@@ -613,6 +614,36 @@ static int run_solo_periods(sim *g, base_err *e, FILE *diag)
     }
 }
 
+#ifdef _OPENMP
+/* team_profile: the tallies into the result, in seconds (ticks scaled by the loop's). The
+ * helpers' lines are read after they stopped; a late helper's last add may be missed. */
+static void profile_keep(sim *g, double loop_s, uint64_t loop_ticks)
+{
+    sim_team *t = &g->team;
+    if (!t->tick || !loop_ticks)
+        return;
+    double per = loop_s / (double)loop_ticks;
+    sim_team_profile *p = base_calloc(1, sizeof *p);
+    p->threads = t->threads;
+    p->team_edges = t->p_edges;
+    p->mem_edges = t->p_mem;
+    p->solo_edges = t->p_solo;
+    p->loop_s = loop_s;
+    p->team_s = per * (double)t->p_team;
+    p->publish_s = per * (double)t->p_publish;
+    p->wait_s = per * (double)t->p_wait;
+    p->busy_s = base_calloc(t->threads, sizeof *p->busy_s);
+    p->tasks = base_calloc(2 * (size_t)t->threads, sizeof *p->tasks);
+    p->stolen = p->tasks + t->threads;
+    for (uint32_t i = 0; i < t->threads; i++) {
+        p->busy_s[i] = per * (double)t->tick[i].busy;
+        p->tasks[i] = t->tick[i].tasks;
+        p->stolen[i] = t->tick[i].stolen;
+    }
+    g->res->prof = p;
+}
+#endif
+
 /* With the team schedule and more than one thread, the helper threads live for the whole
  * loop (team.c); the main thread runs the loop and hands phase B to the team. The loop
  * first runs on the main thread alone, as a solo window with no helpers yet
@@ -627,7 +658,7 @@ static int run_parallel(sim *g, base_err *e, FILE *diag)
     /* phase B's most tasks: the read-ahead, two subnets, every channel and SM */
     uint32_t most = 3 + g->n_chan + g->n_sm;
     if (g->k.threads > 1 && g->k.omp_schedule == 0 && most <= sim_team_max_tasks()) {
-        sim_team_init(&g->team, (uint32_t)g->k.threads, most);
+        sim_team_init(&g->team, (uint32_t)g->k.threads, most, g->k.team_profile);
         homes_init(g, (uint32_t)g->k.threads);
         g->use_team = 1;
         g->team_deferred = 1;
@@ -642,8 +673,11 @@ static int run_parallel(sim *g, base_err *e, FILE *diag)
 #pragma omp parallel num_threads((int)g->k.threads)
             {
                 if (omp_get_thread_num() == 0) {
+                    double s0 = base_now_s();
+                    uint64_t k0 = sim_ticks();
                     rc = run_loop(g, e, diag, 0);
                     sim_team_stop(&g->team);
+                    profile_keep(g, base_now_s() - s0, sim_ticks() - k0);
                 } else {
                     sim_team_work(g, (uint32_t)omp_get_thread_num());
                 }

@@ -42,6 +42,17 @@ typedef struct sim_kernel_result {
     sim_totals cum;          /* cumulative at its end */
 } sim_kernel_result;
 
+/* Where a team's time went (knob team_profile; host-side, seconds of the main thread's
+ * loop). Per thread: time in tasks, tasks run, and of those taken from another's range. */
+typedef struct sim_team_profile {
+    uint32_t threads;
+    uint64_t team_edges, mem_edges; /* edges handed to the team, of them memory-only */
+    uint64_t solo_edges;            /* edges the main thread ran alone while the team lived */
+    double loop_s, team_s, publish_s, wait_s;
+    double *busy_s;
+    uint64_t *tasks, *stolen;
+} sim_team_profile;
+
 typedef struct sim_result {
     sim_kernel_result *k;
     size_t nk;
@@ -59,6 +70,7 @@ typedef struct sim_result {
     int team_threads;
     double team_start_s, solo_edge_us, solo_left_ms;
     uint64_t solo_batch_ctas; /* text CTAs parsed by a parallel region before they started */
+    sim_team_profile *prof;   /* knob team_profile and a team that started: else NULL */
 } sim_result;
 
 typedef struct sim sim;

@@ -21,6 +21,7 @@ enum { SIM_BG_IDLE, SIM_BG_POSTED, SIM_BG_RUNNING }; /* the read-ahead job (ahea
 /* The persistent threads of a parallel run (team.c). */
 typedef struct sim_team_range {
     _Alignas(64) _Atomic uint64_t w; /* epoch, end and next task of one thread's range */
+    _Atomic uint32_t first; /* where the range began: thieves read it with w, on its line */
 } sim_team_range;
 
 /* Tasks one thread took from its neighbours' ranges (the threads before and after it), since
@@ -42,14 +43,26 @@ typedef struct sim_adapt {
     double ref;        /* s per core edge of the chosen way when last chosen; 0: not yet */
 } sim_adapt;
 
+/* One thread's tallies under team_profile, on its own line: written by that thread alone. */
+typedef struct sim_team_tick {
+    _Alignas(64) uint64_t busy, tasks, stolen; /* ticks in tasks, tasks run, of them stolen */
+} sim_team_tick;
+
+/* A cheap host clock for team_profile: the time-stamp counter where there is one. */
+static inline uint64_t sim_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_ia32_rdtsc();
+#else
+    return (uint64_t)(base_now_s() * 1e9);
+#endif
+}
+
 typedef struct sim_team {
-    /* the open epoch, the done count, the job word and the rest each on their own cache line
-     * (padded: the sim is not allocated over-aligned): helpers poll the first, and add to the
-     * second once per edge */
+    /* the open epoch, the stop word, the job word and the rest each on their own cache line
+     * (padded: the sim is not allocated over-aligned): helpers poll the first every edge */
     _Atomic uint32_t open;      /* the epoch of the edge whose ranges are open */
     char pad0[60];
-    _Atomic uint32_t done;      /* tasks the helpers finished in the open edge */
-    char pad1[60];
     _Atomic int stop;
     char pad2[60];
     /* the background read-ahead job (ahead.c): idle, posted or running; stop: end it soon */
@@ -61,12 +74,17 @@ typedef struct sim_team {
     uint32_t epoch;             /* main thread only */
     unsigned mask;              /* the edge's clock domains, set before the ranges open */
     sim_team_range *range;      /* per thread */
+    sim_team_range *fin;        /* per thread: (epoch, tasks finished in it), helpers only */
     sim_team_steals *steals;    /* per thread */
     uint32_t edges;             /* edges run since the homes were last rebalanced */
     uint32_t *order;            /* the edge's task numbers, grouped by home thread */
     uint32_t *home;             /* per task of the edge: its home thread */
     uint32_t max_tasks;         /* what order and home hold */
     uint32_t *count;            /* threads + 1: range bounds while grouping */
+    sim_team_tick *tick;        /* per thread with team_profile, else NULL */
+    /* team_profile, main thread only: ticks publishing, waiting for helpers, in team edges;
+     * edges handed to the team, of them memory-only, and edges run alone by the adaptation */
+    uint64_t p_publish, p_wait, p_team, p_edges, p_mem, p_solo;
 } sim_team;
 
 /* Memory channels' books (chan.c). */
@@ -276,6 +294,8 @@ void sim_homes_rebalance(sim *g); /* main thread, between edges: SM homes follow
 #define SIM_ADAPT_EDGES 256u /* core edges a window */
 #define SIM_ADAPT_STAY 16u     /* windows the faster way runs before the other is tried */
 #define SIM_ADAPT_STAY_MAX 64u /* ... up to this many while the tries confirm it */
+#define SIM_ADAPT_TRY_SHARE 32.0 /* a try losing by q-fold waits 32(q-1) windows or more */
+#define SIM_ADAPT_STAY_LONG 1024u /* ... up to this many */
 #define SIM_ADAPT_DRIFT 1.5    /* a window this much slower or faster than ref: try now */
 void sim_adapt_init(sim_adapt *a, double now);
 /* After a core edge: 1 when it ended a window, which sim_adapt_window then closes with the
@@ -292,7 +312,7 @@ void sim_solo_jobs(sim *g, uint32_t n, void (*fn)(struct sim *g, void *ctx, uint
                    void *ctx);
 /* team.c */
 uint32_t sim_team_max_tasks(void);
-void sim_team_init(sim_team *t, uint32_t threads, uint32_t max_tasks);
+void sim_team_init(sim_team *t, uint32_t threads, uint32_t max_tasks, int profile);
 void sim_team_free(sim_team *t);
 void sim_team_run(sim *g, uint32_t n, unsigned mask);  /* main thread: run tasks 0..n-1 */
 void sim_team_work(sim *g, uint32_t me);               /* helper thread me, until stopped */
