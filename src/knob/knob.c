@@ -347,25 +347,13 @@ void knob_echo_text(FILE *f, const knob_cfg *c, const char *prefix)
     }
 }
 
-/* Knobs that change how fast a run goes but never what it computes: left out of the JSON
- * echo so a run's JSON is byte-identical whatever the host settings. */
-static int host_only(const char *name)
-{
-    return !strcmp(name, "threads") || !strcmp(name, "omp_schedule") || !strcmp(name, "progress") ||
-           !strcmp(name, "fast_forward") || !strcmp(name, "dram_defer") ||
-           !strcmp(name, "memcpy_prefill_skip") || !strcmp(name, "host_hugepages") ||
-           !strcmp(name, "team_adapt") || !strcmp(name, "team_chan_home") ||
-           !strcmp(name, "team_start_ms") || !strcmp(name, "team_min_edge_us") ||
-           !strcmp(name, "team_min_left_ms") || !strcmp(name, "team_profile");
-}
-
 void knob_echo_json(base_json *j, const knob_cfg *c)
 {
     char v[512];
     base_json_obj_begin(j);
     for (int i = 0; i < KNOB_COUNT; i++) {
         const knob_def *d = &knob_defs[i];
-        if (host_only(d->name))
+        if (!strcmp(d->group, "host")) /* how fast, never what: JSON stays byte-identical */
             continue;
         const char *f = (const char *)&c->v + d->off;
         base_json_key(j, d->name);
@@ -443,7 +431,9 @@ void knob_write_docs(FILE *f)
           "(`make docs` rewrites it, and a test fails when it is stale).\n\n"
           "Set knobs with a preset (`--preset NAME`), config files (`--config FILE`, lockstep\n"
           "params or GPGPU-Sim/Accel-Sim syntax, later files win) and `--name=value` (wins over\n"
-          "all files). Every run echoes every knob with the source of its value.\n",
+          "all files). Every run echoes every knob with the source of its value. The knobs of\n"
+          "group `host` change how fast a run goes, never what it computes: the JSON of\n"
+          "`--stats-json` leaves them out, so it is the same whatever they say.\n",
           f);
     const char *group = "";
     char range[256];
