@@ -163,7 +163,7 @@ static uint32_t steal(sim *g, sim_team *t, uint32_t me, uint32_t e, uint32_t kee
  * took 40% of all tasks from the others and every thread spent 1.8 times as long in tasks as
  * two threads did. So a thief leaves the last TEAM_STEAL_KEEP tasks to a home thread that has
  * begun (it is running and will get to them); one that has not begun may be descheduled, and
- * loses any. Returns the tasks it ran. */
+ * loses any. Jobs (sim_team_jobs) are stolen to the last. Returns the tasks it ran. */
 static uint32_t work(sim *g, sim_team *t, uint32_t me, uint32_t e)
 {
     uint32_t ran = 0, j;
@@ -173,7 +173,9 @@ static uint32_t work(sim *g, sim_team *t, uint32_t me, uint32_t e)
         run_one(g, t, t->order[j], me);
         ran++;
     }
-    return ran + steal(g, t, me, e, TEAM_STEAL_KEEP);
+    /* a job (a CTA's text, a channel's prefill) belongs to no core's cache: any thread takes
+     * any of them */
+    return ran + steal(g, t, me, e, g->job ? 0 : TEAM_STEAL_KEEP);
 }
 
 /* The edge's tasks grouped by home thread (a counting sort that keeps task order within a
