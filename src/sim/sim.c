@@ -615,8 +615,8 @@ static int run_solo_periods(sim *g, base_err *e, FILE *diag)
 }
 
 #ifdef _OPENMP
-/* team_profile: the tallies into the result, in seconds (ticks scaled by the loop's). The
- * helpers' lines are read after they stopped; a late helper's last add may be missed. */
+/* team_profile: the tallies into the result, in seconds (ticks scaled by the loop's); called
+ * after the parallel region, when every helper has stopped. */
 static void profile_keep(sim *g, double loop_s, uint64_t loop_ticks)
 {
     sim_team *t = &g->team;
@@ -670,6 +670,8 @@ static int run_parallel(sim *g, base_err *e, FILE *diag)
         g->res->team_start_s = rc == 1 ? sim_wall() - g->t0 : -1;
         if (rc == 1) {
             sim_adapt_init(&g->adapt, base_now_s());
+            double loop_s = 0;
+            uint64_t loop_ticks = 0;
 #pragma omp parallel num_threads((int)g->k.threads)
             {
                 if (omp_get_thread_num() == 0) {
@@ -677,11 +679,13 @@ static int run_parallel(sim *g, base_err *e, FILE *diag)
                     uint64_t k0 = sim_ticks();
                     rc = run_loop(g, e, diag, 0);
                     sim_team_stop(&g->team);
-                    profile_keep(g, base_now_s() - s0, sim_ticks() - k0);
+                    loop_s = base_now_s() - s0;
+                    loop_ticks = sim_ticks() - k0;
                 } else {
                     sim_team_work(g, (uint32_t)omp_get_thread_num());
                 }
             }
+            profile_keep(g, loop_s, loop_ticks); /* the helpers have stopped: their lines hold */
         }
         g->use_team = 0;
         sim_team_free(&g->team);

@@ -73,6 +73,7 @@ typedef struct sim_team {
     uint32_t threads;
     uint32_t epoch;             /* main thread only */
     unsigned mask;              /* the edge's clock domains, set before the ranges open */
+    _Atomic uint32_t keep;      /* the tasks a thief leaves a begun range in the open edge */
     sim_team_range *range;      /* per thread */
     sim_team_range *fin;        /* per thread: (epoch, tasks finished in it), helpers only */
     sim_team_steals *steals;    /* per thread */

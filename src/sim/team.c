@@ -81,6 +81,7 @@ void sim_team_init(sim_team *t, uint32_t threads, uint32_t max_tasks, int profil
     t->home = base_calloc(max_tasks, sizeof *t->home);
     t->count = base_calloc((size_t)threads + 1, sizeof *t->count);
     atomic_init(&t->stop, 0);
+    atomic_init(&t->keep, TEAM_STEAL_KEEP);
     atomic_init(&t->bg, 0);
     atomic_init(&t->bg_stop, 0);
     t->epoch = 0;
@@ -173,9 +174,9 @@ static uint32_t work(sim *g, sim_team *t, uint32_t me, uint32_t e)
         run_one(g, t, t->order[j], me);
         ran++;
     }
-    /* a job (a CTA's text, a channel's prefill) belongs to no core's cache: any thread takes
-     * any of them */
-    return ran + steal(g, t, me, e, g->job ? 0 : TEAM_STEAL_KEEP);
+    /* read atomically: a late helper gets here after its edge ended, while the main thread
+     * may be setting up the next (a stale value then steals from nothing) */
+    return ran + steal(g, t, me, e, atomic_load_explicit(&t->keep, memory_order_relaxed));
 }
 
 /* The edge's tasks grouped by home thread (a counting sort that keeps task order within a
@@ -224,6 +225,9 @@ void sim_team_run(sim *g, uint32_t n, unsigned mask)
         t->edges = 0;
     }
     t->mask = mask;
+    /* a job (a CTA's text, a channel's prefill) belongs to no core's cache: any thread takes
+     * any of them */
+    atomic_store_explicit(&t->keep, g->job ? 0 : TEAM_STEAL_KEEP, memory_order_relaxed);
     uint64_t t0 = t->tick ? sim_ticks() : 0, t1 = 0, t2 = 0;
     publish(g, t, n);
     if (t->tick)
