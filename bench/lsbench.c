@@ -650,10 +650,13 @@ static int run_tool(struct bench *b, char *const argv[])
  * cycles, where start-up dominates; these run for seconds with thousands of CTAs. --scale
  * multiplies the element counts of the two streaming kernels (sgemm's CTAs are all resident
  * at once already; a larger n would multiply its text by n^3). */
-static const char *const LARGE[][2] = {
-    {"reduce", "M"},
-    {"sgemm-tiled", ""},
-    {"vectoradd", "M"},
+static const struct {
+    const char *kernel, *unit; /* synth kernel; suffix of its --n */
+    int n, scales;             /* --n before the unit; whether --scale multiplies it */
+} LARGE[] = {
+    {"reduce", "M", 1, 1},
+    {"sgemm-tiled", "", 256, 0},
+    {"vectoradd", "M", 1, 1},
 };
 
 static void add_large(struct bench *b)
@@ -662,17 +665,15 @@ static void add_large(struct bench *b)
         return;
     for (size_t i = 0; i < sizeof LARGE / sizeof LARGE[0]; i++) {
         char n[32], label[LABEL_LEN];
-        if (*LARGE[i][1])
-            snprintf(n, sizeof n, "--n=%d%s", b->o.scale, LARGE[i][1]);
-        else
-            snprintf(n, sizeof n, "--n=256");
-        snprintf(label, sizeof label, "large/%s %s", LARGE[i][0], n);
+        snprintf(n, sizeof n, "--n=%d%s", LARGE[i].n * (LARGE[i].scales ? b->o.scale : 1),
+                 LARGE[i].unit);
+        snprintf(label, sizeof label, "large/%s %s", LARGE[i].kernel, n);
         if (!wanted(b, label))
             continue;
         char dst[PATH_MAX], out[PATH_MAX + 8];
         snprintf(dst, sizeof dst, "%s/large-%zu", b->tmpdir, i);
         snprintf(out, sizeof out, "--out=%s", dst);
-        char *argv[] = {(char *)b->o.bin, "synth", (char *)LARGE[i][0], n, out, NULL};
+        char *argv[] = {(char *)b->o.bin, "synth", (char *)LARGE[i].kernel, n, out, NULL};
         if (run_tool(b, argv)) {
             b->errors++;
             continue;
