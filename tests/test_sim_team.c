@@ -353,7 +353,8 @@ static double adapt_solo_share(sim_adapt *a, double *now, double team, double so
     for (uint32_t i = 0; i < n; i++) {
         *now += a->solo ? solo : team;
         k += (uint32_t)a->solo;
-        if (sim_adapt_edge(a))
+        int w = sim_adapt_edge(a);
+        if (w == SIM_ADAPT_FULL || (w == SIM_ADAPT_CHECK && sim_adapt_lost(a, *now)))
             sim_adapt_window(a, *now);
     }
     return (double)k / n;
@@ -387,6 +388,32 @@ TEST(sim_adapt_tries_a_far_slower_way_seldom)
     double extra = share * n * (solo - team); /* what the tries cost over the team alone */
     CHECK(extra < 1.5 * n * team / SIM_ADAPT_TRY_SHARE);
     CHECK(share > 0);
+}
+
+/* Edges the first try of the other way runs, each way costing what it says. */
+static uint32_t adapt_try_edges(double team, double solo)
+{
+    sim_adapt a;
+    double now = 0;
+    sim_adapt_init(&a, now);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < 8 * SIM_ADAPT_EDGES && a.phase != 2; i++) {
+        now += a.solo ? solo : team;
+        k += a.phase == 1;
+        int w = sim_adapt_edge(&a);
+        if (w == SIM_ADAPT_FULL || (w == SIM_ADAPT_CHECK && sim_adapt_lost(&a, now)))
+            sim_adapt_window(&a, now);
+    }
+    return a.phase == 2 ? k : 0;
+}
+
+/* A try that falls far behind (one thread against sixteen) ends once it has run
+ * SIM_ADAPT_LOOK_MIN edges; one that loses by less, or wins, runs its whole window. */
+TEST(sim_adapt_ends_a_far_slower_try_early)
+{
+    CHECK_EQ(adapt_try_edges(1e-6, 5e-6), SIM_ADAPT_LOOK_MIN);
+    CHECK_EQ(adapt_try_edges(1e-6, 1.9e-6), SIM_ADAPT_EDGES);
+    CHECK_EQ(adapt_try_edges(2e-6, 1e-6), SIM_ADAPT_EDGES);
 }
 
 /* A workload whose pace changes is tried again at once: alone was faster while edges were

@@ -463,6 +463,16 @@ static void sms_to_icnt(sim *g)
     }
 }
 
+static void adapt_edge(sim *g)
+{
+    int w = sim_adapt_edge(&g->adapt);
+    if (!w)
+        return;
+    double now = base_now_s();
+    if (w == SIM_ADAPT_FULL || sim_adapt_lost(&g->adapt, now))
+        sim_adapt_window(&g->adapt, now);
+}
+
 static int core_cycle(sim *g, base_err *e)
 {
     g->sm_upto = g->cycle + 1; /* phase B of this cycle has run */
@@ -471,8 +481,8 @@ static int core_cycle(sim *g, base_err *e)
     if (sim_kernels_advance(g, e) || sim_issue_ctas(g, e))
         return -1;
     g->cycle++;
-    if (g->use_team && !g->team_deferred && g->k.team_adapt && sim_adapt_edge(&g->adapt))
-        sim_adapt_window(&g->adapt, base_now_s());
+    if (g->use_team && !g->team_deferred && g->k.team_adapt)
+        adapt_edge(g);
     return 0;
 }
 

@@ -298,10 +298,18 @@ void sim_homes_rebalance(sim *g); /* main thread, between edges: SM homes follow
 #define SIM_ADAPT_TRY_SHARE 32.0 /* a try losing by q-fold waits 32(q-1) windows or more */
 #define SIM_ADAPT_STAY_LONG 1024u /* ... up to this many */
 #define SIM_ADAPT_DRIFT 1.5    /* a window this much slower or faster than ref: try now */
+#define SIM_ADAPT_GIVEUP 2.0   /* a try this much slower than the window before it ends */
+#define SIM_ADAPT_LOOK 16u     /* ... as seen every this many edges of the try */
+#define SIM_ADAPT_LOOK_MIN 32u /* ... from this many on */
+#define SIM_ADAPT_FULL 1
+#define SIM_ADAPT_CHECK 2
 void sim_adapt_init(sim_adapt *a, double now);
-/* After a core edge: 1 when it ended a window, which sim_adapt_window then closes with the
- * time (the clock is read once a window, not every edge); a->solo says how the next run. */
+/* After a core edge: SIM_ADAPT_FULL when it ended a window, which sim_adapt_window then closes
+ * with the time (the clock is read once a window, not every edge); SIM_ADAPT_CHECK now and
+ * then during a try: read the clock, and close the window now if sim_adapt_lost says so;
+ * else 0. a->solo says how the next edge runs. */
 int sim_adapt_edge(sim_adapt *a);
+int sim_adapt_lost(const sim_adapt *a, double now);
 void sim_adapt_window(sim_adapt *a, double now);
 /* Runs fn(g, ctx, i) for i in 0..n-1, on the team when it runs, else in order here. Each i
  * must write only state of its own that no other i reads. */

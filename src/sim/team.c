@@ -301,7 +301,8 @@ void sim_team_stop(sim_team *t) { atomic_store_explicit(&t->stop, 1, memory_orde
  * cost three windows' time), or
  * until a window runs SIM_ADAPT_DRIFT times slower or faster than the chosen way did when it
  * was chosen: then the workload changed (reduce 1M went from 13 to 39 us an edge alone, 17 to
- * 29 with the team, and ran 18 windows alone at the slower pace before the next try).
+ * 29 with the team, and ran 18 windows alone at the slower pace before the next try). A try
+ * that falls far behind ends early (sim_adapt_lost).
  * Which thread runs a task never changes a result, so neither does this. */
 
 void sim_adapt_init(sim_adapt *a, double now)
@@ -309,7 +310,25 @@ void sim_adapt_init(sim_adapt *a, double now)
     *a = (sim_adapt){.left = 1, .stay = SIM_ADAPT_STAY, .t0 = now};
 }
 
-int sim_adapt_edge(sim_adapt *a) { return ++a->edges == SIM_ADAPT_EDGES; }
+int sim_adapt_edge(sim_adapt *a)
+{
+    if (++a->edges == SIM_ADAPT_EDGES)
+        return SIM_ADAPT_FULL;
+    return a->phase == 1 && a->edges >= SIM_ADAPT_LOOK_MIN && a->edges % SIM_ADAPT_LOOK == 0
+               ? SIM_ADAPT_CHECK
+               : 0;
+}
+
+/* A try that has already taken SIM_ADAPT_GIVEUP times what the window before it took for as
+ * many edges has lost (it must win by 3%), and its ending is decided: on sixteen threads a
+ * window alone cost as much as four or five with the team, and a short run of 30-40 windows
+ * lost a tenth of its time to the tries. The window closes early, and its time per edge
+ * still spaces the next try. A try that loses by less runs its whole window, so a noisy
+ * start of the try (the other way's caches are cold for a few edges) decides nothing. */
+int sim_adapt_lost(const sim_adapt *a, double now)
+{
+    return a->phase == 1 && now - a->t0 > SIM_ADAPT_GIVEUP * a->before * a->edges;
+}
 
 void sim_adapt_window(sim_adapt *a, double now)
 {
