@@ -416,6 +416,19 @@ TEST(sim_adapt_ends_a_far_slower_try_early)
     CHECK_EQ(adapt_try_edges(2e-6, 1e-6), SIM_ADAPT_EDGES);
 }
 
+/* After a try that lost by far (one thread against the team of sixteen), heavier edges, which
+ * favour the team still more, start no try; lighter ones do. */
+TEST(sim_adapt_after_a_far_loss_tries_only_toward_the_other_way)
+{
+    sim_adapt a;
+    double now = 0;
+    sim_adapt_init(&a, now);
+    adapt_solo_share(&a, &now, 1e-6, 5e-6, 40 * SIM_ADAPT_EDGES);
+    CHECK(!a.solo && a.far);
+    CHECK_EQ(adapt_solo_share(&a, &now, 2e-6, 10e-6, 10 * SIM_ADAPT_EDGES), 0.0);
+    CHECK(adapt_solo_share(&a, &now, 0.3e-6, 0.4e-6, 4 * SIM_ADAPT_EDGES) > 0);
+}
+
 /* A workload whose pace changes is tried again at once: alone was faster while edges were
  * cheap (long enough for the stay between tries to reach SIM_ADAPT_STAY_MAX windows), the
  * team is once they cost six times as much alone and three times with the team. */

@@ -41,6 +41,7 @@ typedef struct sim_adapt {
     double t0;         /* the window's start, s */
     double before, other; /* s per core edge: the window before the try, the try */
     double ref;        /* s per core edge of the chosen way when last chosen; 0: not yet */
+    int far;           /* the last try lost by SIM_ADAPT_GIVEUP or more */
 } sim_adapt;
 
 /* One thread's tallies under team_profile, on its own line: written by that thread alone. */

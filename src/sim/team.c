@@ -339,8 +339,11 @@ void sim_adapt_window(sim_adapt *a, double now)
         return;
     if (a->phase == 0) {
         /* the workload's pace changed (a new kernel, the memory side filling up): which way
-         * is faster may have too */
-        if (a->ref > 0 && (per > SIM_ADAPT_DRIFT * a->ref || per * SIM_ADAPT_DRIFT < a->ref))
+         * is faster may have too. Heavier edges favour the team and lighter ones the main
+         * thread alone, so after a try that lost by far only a change toward the other way
+         * is worth another (reduce on sixteen threads tried five times in 30 windows). */
+        int slower = per > SIM_ADAPT_DRIFT * a->ref, faster = per * SIM_ADAPT_DRIFT < a->ref;
+        if (a->ref > 0 && (a->far ? (a->solo ? slower : faster) : slower || faster))
             a->left = 1;
         if (--a->left == 0) {
             a->before = per;
@@ -359,6 +362,7 @@ void sim_adapt_window(sim_adapt *a, double now)
         double cost = SIM_ADAPT_TRY_SHARE * (a->other / mean - 1);
         if (!change && cost > a->stay)
             a->stay = cost < SIM_ADAPT_STAY_LONG ? (uint32_t)cost + 1 : SIM_ADAPT_STAY_LONG;
+        a->far = !change && a->other >= SIM_ADAPT_GIVEUP * mean;
         a->solo ^= change;
         a->ref = change ? a->other : per;
         a->left = a->stay;
