@@ -347,15 +347,21 @@ TEST(sim_homes_follow_the_steals)
 /* Solo windows (sim_adapt_edge, sim_adapt_window), fed the time of each core edge from a cost per way: most
  * edges run the cheaper way, the other is tried now and then, and a change of costs half way
  * through is followed. */
+/* What the simulator does after each core edge (sim.c, adapt_edge), at the time `now`. */
+static void adapt_after_edge(sim_adapt *a, double now)
+{
+    int w = sim_adapt_edge(a);
+    if (w == SIM_ADAPT_FULL || (w == SIM_ADAPT_CHECK && sim_adapt_lost(a, now)))
+        sim_adapt_window(a, now);
+}
+
 static double adapt_solo_share(sim_adapt *a, double *now, double team, double solo, uint32_t n)
 {
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
         *now += a->solo ? solo : team;
         k += (uint32_t)a->solo;
-        int w = sim_adapt_edge(a);
-        if (w == SIM_ADAPT_FULL || (w == SIM_ADAPT_CHECK && sim_adapt_lost(a, *now)))
-            sim_adapt_window(a, *now);
+        adapt_after_edge(a, *now);
     }
     return (double)k / n;
 }
@@ -400,9 +406,7 @@ static uint32_t adapt_try_edges(double team, double solo)
     for (uint32_t i = 0; i < 8 * SIM_ADAPT_EDGES && a.phase != 2; i++) {
         now += a.solo ? solo : team;
         k += a.phase == 1;
-        int w = sim_adapt_edge(&a);
-        if (w == SIM_ADAPT_FULL || (w == SIM_ADAPT_CHECK && sim_adapt_lost(&a, now)))
-            sim_adapt_window(&a, now);
+        adapt_after_edge(&a, now);
     }
     return a.phase == 2 ? k : 0;
 }
