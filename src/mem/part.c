@@ -409,10 +409,13 @@ static void grow_ready(sub *u, uint32_t n)
 }
 
 /* A fill buffer no fill of the L2 can overflow: as many as wait in its MSHRs, at most
- * fillmax, doubling as it grows. */
+ * fillmax, doubling as it grows. (Under load more than fillmax wait: the cap comes first,
+ * or every fill would free and allocate the buffer again.) */
 static void grow_fillbuf(sub *u)
 {
     uint32_t need = cache_waiting(u->l2);
+    if (need > u->fillmax)
+        need = u->fillmax;
     if (need <= u->fillcap)
         return;
     uint32_t cap = 2 * u->fillcap > need ? 2 * u->fillcap : need;
