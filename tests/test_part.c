@@ -453,6 +453,40 @@ TEST(part_write_absorbed_then_read_hits)
     mem_part_free(f.p);
 }
 
+/* one waiter a fill (fillmax 4) and a slow DRAM: many more reads wait than one fill frees */
+static void narrow_merge(knobs *k)
+{
+    k->l2_mshr_merge = 1;
+    k->dram_latency = 400;
+}
+
+/* The fill buffer and the reply ring grow to their bounds and stay: with more reads waiting
+ * in the MSHRs than one fill may release, a fill used to free and allocate the buffer anew. */
+TEST(part_buffers_do_not_grow_per_fill)
+{
+    enum { N = 200 };
+    fx f;
+    fx_init(&f, narrow_merge);
+    int pushed = 0, got = 0;
+    for (int i = 0; i < 20000 && got < N; i++) {
+        if (pushed < N && mem_part_can_accept(f.p, 0)) {
+            mem_req r = rd(0x100000 + 4096 * (uint64_t)pushed, (uint16_t)(pushed + 1), f.now);
+            mem_part_push(f.p, 0, &r, f.now);
+            pushed++;
+        }
+        fx_cycle(&f);
+        while (mem_part_reply_peek(f.p, 0)) {
+            mem_part_reply_pop(f.p, 0);
+            got++;
+        }
+    }
+    CHECK_EQ(got, N);
+    CHECK_EQ(stat_get(mem_part_stats(f.p), "dram_reads"), N);
+    CHECK(cache_mshr_used(mem_part_l2(f.p, 0)) == 0);
+    CHECK(mem_part_grows(f.p, 0) <= 2); /* 4 entries: at most the first fill's buffer and ring */
+    mem_part_free(f.p);
+}
+
 static void tiny_l2(knobs *k)
 {
     k->l2_sets = 1;

@@ -89,6 +89,7 @@ typedef struct sub {
     uint32_t fillcap;
     uint32_t fillmax;         /* waiters one fill may release (mshr_merge x 4) */
     uint32_t credit;          /* private DRAM credit in use (GPGPU-Sim: limit 1) */
+    uint32_t grows;           /* allocations of fillbuf and ready_heap (mem_part_grows) */
 } sub;
 
 /* GPGPU-Sim partition_address: the address without its channel and sub-partition bits. */
@@ -304,6 +305,11 @@ void mem_part_free(mem_part *p)
 
 uint32_t mem_part_nsub(const mem_part *p) { return p->n_sub; }
 
+uint32_t mem_part_grows(const mem_part *p, uint32_t i)
+{
+    return i < p->n_sub ? p->s[i].grows : 0;
+}
+
 static sub *sub_at(const mem_part *p, uint32_t i)
 {
     if (i >= p->n_sub)
@@ -404,6 +410,7 @@ static void grow_ready(sub *u, uint32_t n)
         v[i] = q->v[mem_ring_slot(q->head, i, q->cap)];
     free(u->ready_heap);
     u->ready_heap = q->v = v;
+    u->grows++;
     q->cap = cap;
     q->head = 0;
 }
@@ -422,6 +429,7 @@ static void grow_fillbuf(sub *u)
     u->fillcap = cap < u->fillmax ? cap : u->fillmax;
     free(u->fillbuf);
     u->fillbuf = base_malloc((size_t)u->fillcap * sizeof *u->fillbuf);
+    u->grows++;
 }
 
 /* Step 2: the head of DRAM->L2. */

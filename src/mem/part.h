@@ -31,6 +31,9 @@ typedef struct mem_part mem_part;
 mem_part *mem_part_new(const knobs *k, const mem_addrmap *map, uint32_t channel);
 void mem_part_free(mem_part *p);
 uint32_t mem_part_nsub(const mem_part *p);
+/* How often sub-partition `sub` allocated its fill buffer or reply ring, which grow on
+ * demand to their bounds and never per request (for tests). */
+uint32_t mem_part_grows(const mem_part *p, uint32_t sub);
 
 /* Sub-partition `sub` is local to this channel (0..n_sub-1). */
 int mem_part_can_accept(const mem_part *p, uint32_t sub);
