@@ -151,10 +151,10 @@ fuzz:
 	done
 
 # The sub-make brings the instrumented binary up to date (it has its own dependency files);
-# the stamp, and with it every object, changes only when that binary did.
+# the stamp, and with it every object, changes only when that binary or the training did.
 $(PGO_STAMP): FORCE | $(DEPS_OK)
 	@$(MAKE) -s --no-print-directory BUILD=$(PGO_DIR) PGO=gen PGO_DATA=$(PGO_DATA) $(PGO_DIR)/lockstep
-	@if [ ! -f $@ ] || [ $(PGO_DIR)/lockstep -nt $@ ]; then \
+	@if [ ! -f $@ ] || [ $(PGO_DIR)/lockstep -nt $@ ] || [ tools/pgo-train.sh -nt $@ ]; then \
 	  echo "pgo: training $(PGO_DIR)/lockstep (tools/pgo-train.sh)"; \
 	  rm -rf $(PGO_DATA) && sh tools/pgo-train.sh $(PGO_DIR)/lockstep $(PGO_DIR)/train && \
 	  touch $@; fi

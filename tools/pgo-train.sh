@@ -13,4 +13,9 @@ done
 "$bin" run --threads=2 samples/synth/multi >/dev/null
 "$bin" trace convert --to native samples/synth/gather --out "$work/gather" >/dev/null
 "$bin" run --threads=1 "$work/gather" >/dev/null
+# A regular trace read whole as native: its strided warps are what most native CTAs hold, and
+# a run alone decodes too few of them for the profile to count the decoder as hot.
+"$bin" synth vectoradd --n=262144 --out "$work/va" >/dev/null
+"$bin" trace convert --to native "$work/va" --out "$work/va-native" >/dev/null
+"$bin" trace check "$work/va-native" >/dev/null
 rm -rf "$work"

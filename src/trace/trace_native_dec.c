@@ -240,16 +240,75 @@ static int dec_addrs(struct trace_native *n, trace_cta *c, trace_dinst *d, uint6
     return n->c.bad ? bad_var(n, "complete address data", e) : 0;
 }
 
+/* A warp's instruction records, copied in 32-byte pieces: a copied warp is the common case,
+ * and a plain memcpy of its few hundred bytes became a microcoded string move. */
+static inline void copy_insts(trace_dinst *d, const trace_dinst *pd, uint64_t cnt)
+{
+    unsigned char *o = (unsigned char *)d;
+    const unsigned char *i = (const unsigned char *)pd;
+    size_t n = cnt * sizeof *d;
+    if (n < 32) {
+        memcpy(o, i, n);
+        return;
+    }
+    for (size_t k = 0; k + 32 <= n; k += 32)
+        memcpy(o + k, i + k, 32);
+    memcpy(o + n - 32, i + n - 32, 32); /* the tail, overlapping what is done */
+}
+
+/* The usual address of a copied warp, decoded in place: 2+ lanes at the stride this static
+ * instruction had last time (mode byte 0), its base moved by a zz delta. 0 when it is not
+ * that one (nothing read then); the caller has made room for the record. A bad varint is
+ * left in n->c.bad, which fails the CTA. */
+static inline int dec_same_stride(struct trace_native *n, trace_cta *c, trace_dinst *d,
+                                  const trace_dinst *from)
+{
+    const uint8_t *q = n->c.p;
+    unsigned p = base_popcount32(from->mask); /* d's, read where it came from */
+    if (q >= n->c.end || *q != TRACE_NAT_SAME_STRIDE || p < 2 ||
+        c->nwords + 2 > c->addrs_cap || c->nwords + 2 > TRACE_A_INDEX ||
+        c->naddrs + p > n->max_addrs)
+        return 0; /* not this form, or a limit: the general path decides */
+    uint64_t v;
+    if (n->c.end - q >= 3 && q[1] < 0x80) { /* a delta of one or two bytes, the usual */
+        v = q[1];
+        n->c.p = q + 2;
+    } else if (n->c.end - q >= 3 && q[2] < 0x80) {
+        v = (q[1] & 0x7fu) | (uint64_t)q[2] << 7;
+        n->c.p = q + 3;
+    } else {
+        n->c.p = q + 1;
+        v = trace_nat_var(&n->c);
+    }
+    uint32_t s = from->sidx;
+    uint64_t base = n->pred.base[s] + (uint64_t)trace_nat_unzz(v);
+    n->pred.base[s] = base;
+    uint64_t *w = c->addrs + c->nwords;
+    w[0] = base;
+    w[1] = (uint64_t)n->pred.stride[s];
+    d->addr = (uint32_t)c->nwords | (uint32_t)TRACE_A_STRIDE << TRACE_A_SHIFT;
+    c->nwords += 2;
+    c->naddrs += p;
+    return 1;
+}
+
 /* A warp with the previous warp's instructions and masks: its addresses are where that
- * warp's were. */
+ * warp's were. The records are copied whole: an instruction without addresses had none in
+ * the previous warp either (mpos_ok), and every one with them is decoded again below. */
 static int dec_copy(struct trace_native *n, trace_cta *c, trace_dinst *d, const trace_dinst *pd,
                     uint64_t cnt, base_err *e)
 {
-    for (uint64_t i = 0; i < cnt; i++)
-        d[i] = (trace_dinst){pd[i].sidx, pd[i].mask, TRACE_NO_ADDR};
-    for (size_t j = 0; j < n->nmpos; j++)
-        if (dec_one_addr(n, c, &d[n->mpos[j]], e))
+    copy_insts(d, pd, cnt);
+    size_t room = 2 * n->nmpos; /* all stride records, as usual */
+    if (c->nwords + room > c->addrs_cap && c->nwords + room <= TRACE_A_INDEX)
+        base_grow(&c->addrs, &c->addrs_cap, c->nwords + room, sizeof *c->addrs);
+    for (size_t j = 0; j < n->nmpos; j++) {
+        trace_dinst *x = &d[n->mpos[j]];
+        if (dec_same_stride(n, c, x, &pd[n->mpos[j]]))
+            continue;
+        if (dec_one_addr(n, c, x, e))
             return -1;
+    }
     return n->c.bad ? bad_var(n, "complete address data", e) : 0;
 }
 
@@ -375,7 +434,7 @@ static void keep_last_warp(struct trace_native *n, const trace_cta *c, uint32_t 
     if (x->n > n->lastw_cap)
         base_grow(&n->lastw, &n->lastw_cap, x->n, sizeof *n->lastw);
     if (x->n)
-        memcpy(n->lastw, c->insts + x->first, x->n * sizeof *n->lastw);
+        copy_insts(n->lastw, c->insts + x->first, x->n);
     n->lastw_n = x->n;
     n->lastw_ok = 1;
 }
