@@ -161,9 +161,22 @@ struct trace_native {
     uint32_t *mpos;            /* positions of the last warp's instructions with addresses */
     size_t mpos_cap, nmpos;
     int mpos_ok;               /* mpos is usable (that warp had no address-flag bytes) */
+    /* Per lane-pattern slot (pred.pslot): the address record its pattern gives with base 0,
+     * under the mask it was made for. A record's form and every word but its addresses
+     * depend only on the lanes' offsets from the first, so a later use of the pattern
+     * copies it and adds the base (form TRACE_NAT_TMPL_NONE: none). */
+    struct trace_nat_tmpl *tmpl;
+    size_t tmpl_cap;
     int failed;
     uint64_t bytes, last_line;
     trace_cta scratch;         /* CTAs skipped by a seek */
+};
+
+#define TRACE_NAT_TMPL_NONE 0xffu
+struct trace_nat_tmpl {
+    uint32_t mask;
+    uint8_t form, n;           /* TRACE_A_* and the record's words */
+    uint64_t w[32];
 };
 
 uint64_t trace_nat_var_slow(trace_nat_cur *c);

@@ -134,22 +134,18 @@ static int dec_packed(trace_nat_cur *c, uint64_t base, unsigned p, uint64_t *out
     return 0;
 }
 
-/* The lane offsets this static instruction had last time (with as many lanes). */
-static int dec_pattern(struct trace_native *n, uint32_t s, uint64_t base, unsigned p,
-                       uint64_t *out)
+/* s has a new lane pattern: its slot's record template no longer holds. */
+static void new_pattern(struct trace_native *n, uint32_t s, const uint64_t *a, unsigned p)
 {
-    const uint64_t *pat = trace_nat_pattern(&n->pred, s);
-    if (!pat || pat[0] != p) {
-        n->c.bad = n->c.bad ? n->c.bad : n->c.p;
-        return -1;
-    }
-    for (unsigned q = 0; q < p; q++)
-        out[q] = base + pat[1 + q];
-    return 0;
+    trace_nat_pattern_set(&n->pred, s, a, p);
+    uint32_t slot = n->pred.pslot[s];
+    if (slot < n->tmpl_cap)
+        n->tmpl[slot].form = TRACE_NAT_TMPL_NONE;
 }
 
 /* Addresses of one instruction with p >= 1 active lanes into out (bad set on a problem); 1
- * instead when they are one stride from *base by lane (p >= 2), with *stride set. */
+ * instead when they are one stride from *base by lane (p >= 2), with *stride set; 2 when
+ * they are s's lane pattern from *base (out untouched: put_pattern makes the record). */
 static int dec_addr(struct trace_native *n, uint32_t s, unsigned p, uint64_t *out,
                     uint64_t *first, int64_t *stride)
 {
@@ -158,18 +154,22 @@ static int dec_addr(struct trace_native *n, uint32_t s, unsigned p, uint64_t *ou
     uint64_t base = n->pred.base[s] + (uint64_t)trace_nat_unzz(trace_nat_var(c));
     n->pred.base[s] = base;
     switch (t) {
-    case TRACE_NAT_PATTERN:
-        dec_pattern(n, s, base, p, out);
-        return 0;
+    case TRACE_NAT_PATTERN: {
+        const uint64_t *pat = trace_nat_pattern(&n->pred, s);
+        if (!pat || pat[0] != p)
+            n->c.bad = n->c.bad ? n->c.bad : n->c.p;
+        *first = base;
+        return 2;
+    }
     case TRACE_NAT_PACKED:
         if (dec_packed(c, base, p, out) == 0)
-            trace_nat_pattern_set(&n->pred, s, out, p);
+            new_pattern(n, s, out, p);
         return 0;
     case TRACE_NAT_DELTAS:
         out[0] = base;
         for (unsigned q = 1; q < p; q++)
             out[q] = out[q - 1] + (uint64_t)trace_nat_unzz(trace_nat_var(c));
-        trace_nat_pattern_set(&n->pred, s, out, p);
+        new_pattern(n, s, out, p);
         return 0;
     case TRACE_NAT_SAME_STRIDE:
         break;
@@ -199,6 +199,49 @@ static int has_addrs(struct trace_native *n, uint32_t s, uint32_t mask, int *has
     return 0;
 }
 
+/* The record of d's addresses, s's lane pattern from base (checked by dec_addr): from the
+ * pattern's template when it was made under d's mask, else made and kept as the template. */
+static int put_pattern(struct trace_native *n, trace_cta *c, trace_dinst *d, uint64_t base,
+                       unsigned p)
+{
+    uint32_t slot = n->pred.pslot[d->sidx];
+    if (slot >= n->tmpl_cap) {
+        size_t had = n->tmpl_cap;
+        base_grow(&n->tmpl, &n->tmpl_cap, (size_t)slot + 1, sizeof *n->tmpl);
+        for (size_t i = had; i < n->tmpl_cap; i++)
+            n->tmpl[i].form = TRACE_NAT_TMPL_NONE;
+    }
+    struct trace_nat_tmpl *t = &n->tmpl[slot];
+    if (t->form == TRACE_NAT_TMPL_NONE || t->mask != d->mask) {
+        const uint64_t *pat = trace_nat_pattern(&n->pred, d->sidx);
+        uint64_t a[32];
+        for (unsigned q = 0; q < p; q++)
+            a[q] = pat[1 + q];
+        size_t at = c->nwords;
+        if (trace_cta_put_addrs(c, d, a, p))
+            return -1;
+        t->mask = d->mask;
+        t->form = (uint8_t)(d->addr >> TRACE_A_SHIFT);
+        t->n = (uint8_t)(c->nwords - at);
+        memcpy(t->w, c->addrs + at, t->n * sizeof *t->w);
+        c->nwords = at; /* written again below, with its base */
+        c->naddrs -= p;
+    }
+    if (c->nwords + t->n > TRACE_A_INDEX)
+        return -1;
+    if (c->nwords + t->n > c->addrs_cap)
+        base_grow(&c->addrs, &c->addrs_cap, c->nwords + t->n, sizeof *c->addrs);
+    uint64_t *w = c->addrs + c->nwords;
+    memcpy(w, t->w, t->n * sizeof *w);
+    /* the words that are addresses: a list's every one, the first lane's in the others */
+    for (unsigned i = 0; i < (t->form == TRACE_A_LIST ? t->n : 1u); i++)
+        w[i] += base;
+    d->addr = (uint32_t)c->nwords | (uint32_t)t->form << TRACE_A_SHIFT;
+    c->nwords += t->n;
+    c->naddrs += p;
+    return 0;
+}
+
 static inline __attribute__((always_inline)) int dec_one_addr(struct trace_native *n,
                                                              trace_cta *c, trace_dinst *d,
                                                              base_err *e)
@@ -211,7 +254,8 @@ static inline __attribute__((always_inline)) int dec_one_addr(struct trace_nativ
     int st = dec_addr(n, d->sidx, p, a, &base, &stride);
     if (n->c.bad)
         return 0; /* a[] is incomplete; the caller reports the data */
-    if (st ? trace_cta_put_stride(c, d, base, stride, p) : trace_cta_put_addrs(c, d, a, p))
+    if (st == 2 ? put_pattern(n, c, d, base, p)
+        : st ? trace_cta_put_stride(c, d, base, stride, p) : trace_cta_put_addrs(c, d, a, p))
         return fail_blk(n, n->c.p, e, "a CTA of fewer than 2^30 words of addresses");
     return 0;
 }

@@ -584,6 +584,7 @@ void trace_nat_free(struct trace_native *n)
         close(n->fd);
     ZSTD_freeDCtx(n->dctx);
     trace_nat_pred_free(&n->pred);
+    free(n->tmpl);
     trace_cta_free(&n->scratch);
     free(n->name);
     free(n->blocks);
