@@ -499,7 +499,7 @@ static int dec_cta(struct trace_native *n, trace_kernel *k, trace_cta *c, base_e
         if (dec_warp(n, c, n->order[i], i ? &c->warps[n->order[i - 1]] : NULL, e))
             return -1;
     }
-    if (cnt)
+    if (cnt && n->left > 1) /* the block's last CTA leaves no warp to a next one */
         keep_last_warp(n, c, n->order[cnt - 1]);
     trace_nat_pred_next_cta(&n->pred, &k->h, c);
     return 0;
