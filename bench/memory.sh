@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Peak memory against trace length (issue 5, "Memory"): each workload at a base length and at
+# LONG times it (default 10), as text and as a native trace, one thread; prints peak RSS
+# (`/usr/bin/time -f %M`), its growth and the wall time. A run reads its CTAs as they are
+# issued and drops each at its end, so only what is resident (and fixed-size buffers: a
+# native block of up to 1 MiB decoded, the memcpy prefill's batch of up to 2 MB) should
+# count. The base lengths are past those buffers' bounds already (memcpys of 10 MB or more,
+# several native blocks); below them a longer run also fills them further.
+# Usage: bench/memory.sh [LONG]      (not part of the test run; takes a few minutes and about
+# 1.5 GB of temporary disk for the longest text trace)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+long=${1:-10}
+bin=build/lockstep
+[ -x "$bin" ] || make -s build/lockstep
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+rss_wall() { # trace dir -> "KB s"
+    /usr/bin/time -f "%M %e" "$bin" run "$1" 2>&1 >/dev/null | tail -1
+}
+
+row() { # label workload base-param base-value
+    local label=$1 w=$2 p=$3 v=$4 form
+    "$bin" synth "$w" "--$p=$v" --out "$work/a" >/dev/null
+    "$bin" synth "$w" "--$p=$((v * long))" --out "$work/b" >/dev/null
+    "$bin" trace convert --to native "$work/a" --out "$work/a-n" >/dev/null
+    "$bin" trace convert --to native "$work/b" --out "$work/b-n" >/dev/null
+    for form in text native; do
+        local sa sb
+        if [ $form = text ]; then sa="$work/a"; sb="$work/b"; else sa="$work/a-n"; sb="$work/b-n"; fi
+        read -r ka ta <<<"$(rss_wall "$sa")"
+        read -r kb tb <<<"$(rss_wall "$sb")"
+        awk -v l="$label" -v f="$form" -v x="$long" -v ka="$ka" -v kb="$kb" -v ta="$ta" -v tb="$tb" \
+            'BEGIN { printf "| %s | %s | %.1f | %.1f | %+.1f%% | %.2f / %.2f |\n",
+                     l, f, ka / 1024, kb / 1024, 100 * (kb - ka) / ka, ta, tb }'
+    done
+    rm -rf "$work/a" "$work/b" "$work/a-n" "$work/b-n"
+}
+
+echo "| workload (base; x$long) | trace | peak RSS MB, base | x$long | growth | wall s, base / x$long |"
+echo "|---|---|---:|---:|---:|---:|"
+row "vectoradd --n=2621440" vectoradd n 2621440
+row "reduce --n=2621440" reduce n 2621440
+row "gather --n=655360 (64 MB table)" gather n 655360
