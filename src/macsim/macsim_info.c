@@ -84,7 +84,7 @@ static void count_ginst(const macsim_fmt *f, const macsim_ginst *g, macsim_unit 
     stat_block *b = &u->b;
     stat_inc(b, GS(b, records), g->nrec);
     stat_inc(b, GS(b, warp_insts), 1);
-    stat_inc(b, GS(b, thread_insts), (uint64_t)__builtin_popcount(g->mask));
+    stat_inc(b, GS(b, thread_insts), (uint64_t)base_popcount32(g->mask));
     stat_inc(b, GS(b, opcode) + g->opcode, 1);
     stat_inc(b, GS(b, branches), g->cf_type != 0);
     stat_inc(b, GS(b, barriers), f->type == MACSIM_NVBIT ? g->opcode == MACSIM_NVBIT_BAR

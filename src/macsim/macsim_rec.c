@@ -345,7 +345,7 @@ void macsim_lane_addrs(const macsim_fmt *f, const macsim_ginst *g,
         memcpy(addr, g->lane_addr, sizeof g->lane_addr);
         return;
     }
-    unsigned m = (unsigned)__builtin_popcount(g->mask), r = 0;
+    unsigned m = base_popcount32(g->mask), r = 0;
     for (int i = 0; i < MACSIM_WARP_SIZE; i++) {
         addr[i] = 0;
         if (!(g->mask >> i & 1))

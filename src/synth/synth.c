@@ -189,7 +189,7 @@ static void emit(synth_warp *w, uint32_t mask, const char *op, int dst, const ui
     w->pc += 16;
     w->imm = 0;
     w->n++;
-    w->thread_insts += (uint64_t)__builtin_popcount(mask);
+    w->thread_insts += (uint64_t)base_popcount32(mask);
 }
 
 void synth_op(synth_warp *w, uint32_t mask, const char *op, int dst, int nsrc, ...)

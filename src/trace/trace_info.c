@@ -73,7 +73,7 @@ static void count_generic(const trace_header *h, const trace_sinst *s, const tra
                           (trace_kind)s->kind)
                 : TRACE_MEM_GENERIC;
     stat_inc(b, SLOT(b, mem_warp) + bin, 1);
-    stat_inc(b, SLOT(b, mem_thread) + bin, (uint64_t)__builtin_popcount(d->mask));
+    stat_inc(b, SLOT(b, mem_thread) + bin, (uint64_t)base_popcount32(d->mask));
     stat_inc(b, SLOT(b, generic_warp_insts), 1);
 }
 
@@ -92,7 +92,7 @@ static void count_cta(trace_kernel *k, const trace_cta *c, sinst_counts *sc, sta
     uint64_t addrs = 0;
     for (size_t i = 0; i < c->ninsts; i++) {
         const trace_dinst *d = &c->insts[i];
-        uint64_t lanes = (uint64_t)__builtin_popcount(d->mask);
+        uint64_t lanes = (uint64_t)base_popcount32(d->mask);
         sc->warp[d->sidx]++;
         sc->thread[d->sidx] += lanes;
         if (d->addr != TRACE_NO_ADDR)
