@@ -401,6 +401,26 @@ static void wide_merge(knobs *k)
     k->dram_latency = 400;
 }
 
+/* n reads into sub-partition 0, read i at base + step x i with slot i + 1, each pushed as
+ * soon as there is room, for at most `limit` cycles: the replies taken (*in_order: in slot
+ * order). */
+static int pump_reads(fx *f, int n, uint64_t base, uint64_t step, int limit, int *in_order)
+{
+    int pushed = 0, got = 0;
+    *in_order = 1;
+    for (int i = 0; i < limit && got < n; i++) {
+        if (pushed < n && mem_part_can_accept(f->p, 0)) {
+            mem_req r = rd(base + step * (uint64_t)pushed, (uint16_t)(pushed + 1), f->now);
+            mem_part_push(f->p, 0, &r, f->now);
+            pushed++;
+        }
+        fx_cycle(f);
+        while (mem_part_reply_peek(f->p, 0))
+            *in_order &= mem_part_reply_pop(f->p, 0).slot == ++got;
+    }
+    return got;
+}
+
 /* One fill that releases more merged reads than the reply queue's and the fill buffer's
  * first sizes (both grow on demand, up to 2 x and 1 x mshr_merge x 4): all come back, in
  * order, from one DRAM read, none before the fill. */
@@ -409,17 +429,8 @@ TEST(part_one_fill_releases_many_merged_reads)
     enum { N = 60 };
     fx f;
     fx_init(&f, wide_merge);
-    int pushed = 0, got = 0, in_order = 1;
-    for (int i = 0; i < 5000 && got < N; i++) {
-        if (pushed < N && mem_part_can_accept(f.p, 0)) {
-            mem_req r = rd(0x4020, (uint16_t)(pushed + 1), f.now);
-            mem_part_push(f.p, 0, &r, f.now);
-            pushed++;
-        }
-        fx_cycle(&f);
-        while (mem_part_reply_peek(f.p, 0))
-            in_order &= mem_part_reply_pop(f.p, 0).slot == ++got;
-    }
+    int in_order;
+    int got = pump_reads(&f, N, 0x4020, 0, 5000, &in_order);
     CHECK_EQ(got, N);
     CHECK(in_order);
     CHECK_EQ(stat_get(mem_part_stats(f.p), "dram_reads"), 1);
@@ -467,20 +478,8 @@ TEST(part_buffers_do_not_grow_per_fill)
     enum { N = 200 };
     fx f;
     fx_init(&f, narrow_merge);
-    int pushed = 0, got = 0;
-    for (int i = 0; i < 20000 && got < N; i++) {
-        if (pushed < N && mem_part_can_accept(f.p, 0)) {
-            mem_req r = rd(0x100000 + 4096 * (uint64_t)pushed, (uint16_t)(pushed + 1), f.now);
-            mem_part_push(f.p, 0, &r, f.now);
-            pushed++;
-        }
-        fx_cycle(&f);
-        while (mem_part_reply_peek(f.p, 0)) {
-            mem_part_reply_pop(f.p, 0);
-            got++;
-        }
-    }
-    CHECK_EQ(got, N);
+    int in_order;
+    CHECK_EQ(pump_reads(&f, N, 0x100000, 4096, 20000, &in_order), N);
     CHECK_EQ(stat_get(mem_part_stats(f.p), "dram_reads"), N);
     CHECK(cache_mshr_used(mem_part_l2(f.p, 0)) == 0);
     CHECK(mem_part_grows(f.p, 0) <= 2); /* 4 entries: at most the first fill's buffer and ring */
