@@ -327,6 +327,8 @@ static inline int dec_same_stride(struct trace_native *n, trace_cta *c, trace_di
     uint32_t s = from->sidx;
     uint64_t base = n->pred.base[s] + (uint64_t)trace_nat_unzz(v);
     n->pred.base[s] = base;
+    /* the record trace_cta_put_stride writes, in place: the call out to it cost 7% of a
+     * regular trace's load */
     uint64_t *w = c->addrs + c->nwords;
     w[0] = base;
     w[1] = (uint64_t)n->pred.stride[s];
