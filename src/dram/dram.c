@@ -450,6 +450,18 @@ static void serve(dram *d, int cmd, uint32_t b, uint32_t qi)
     d->bk[b].used = 1;
 }
 
+static void set_pick(dram *d, uint32_t b, uint32_t pick);
+
+/* A row command leaves bank b's pick (qi) where the plug-in promises it (keeps_pick): only its
+ * wanted command and ready time move, worked out now instead of a walk at the next scan. */
+static void row_moved(dram *d, uint32_t b, uint32_t qi)
+{
+    if (d->sched->keeps_pick && d->sched->bank_local)
+        set_pick(d, b, qi);
+    else
+        mark_stale(d, b);
+}
+
 static void issue(dram *d, int cmd, uint32_t b, uint32_t qi)
 {
     record(d, cmd, b);
@@ -457,20 +469,18 @@ static void issue(dram *d, int cmd, uint32_t b, uint32_t qi)
     case DRAM_ACT:
         d->bk[b].open_row = (int64_t)d->qrow[qi];
         d->bk[b].used = 0;
-        mark_stale(d, b);
+        row_moved(d, b, qi);
         BUMP(d, activates, 1);
         break;
     case DRAM_PRE:
         d->bk[b].open_row = -1;
-        mark_stale(d, b);
+        row_moved(d, b, qi);
         BUMP(d, precharges, 1);
         break;
     default: serve(d, cmd, b, qi); break;
     }
     d->prio = b + 1 < d->t.nbk ? b + 1 : 0;
 }
-
-static void set_pick(dram *d, uint32_t b, uint32_t pick);
 
 /* The plug-in is shown, oldest first, the bank's own requests when it is bank-local (it
  * promises to read no others), else the whole queue. Kept out of line: inlined into the

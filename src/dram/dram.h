@@ -92,13 +92,17 @@ stat_block *dram_stats(dram *d);
  * bank's row change. Any other is shown the whole queue, and asked again after any change.
  * pushed (optional, bank-local plug-ins only) answers without a walk what pick would say after
  * a request arrives at a bank whose pick stands: 1 if the newcomer (row new_row, the bank's
- * youngest) becomes the pick, 0 if the pick (row pick_row) stays. Without it, pick is asked. */
+ * youngest) becomes the pick, 0 if the pick (row pick_row) stays. Without it, pick is asked.
+ * keeps_pick (bank-local plug-ins only) promises that a bank's pick stands when the bank opens
+ * the pick's row (an activate for it) or closes a row the pick misses (a precharge for it), so
+ * only a column command, which takes the pick from the queue, asks pick again. */
 typedef struct dram_sched_ops {
     const char *name, *help;
     int (*pick)(const mem_req *const *queue, const uint32_t *banks, const uint64_t *rows,
                 size_t n, uint32_t bank, int64_t open_row);
     int bank_local;
     int (*pushed)(uint64_t pick_row, uint64_t new_row, int64_t open_row);
+    int keeps_pick;
 } dram_sched_ops;
 const dram_sched_ops *dram_sched_find(const char *name);
 extern const dram_sched_ops *const dram_sched_registry[];

@@ -50,7 +50,10 @@ static int frfcfs_pick(const mem_req *const *queue, const uint32_t *banks, const
 }
 
 /* A newcomer is the bank's youngest request: it is picked only if it hits the open row and
- * the pick does not (the pick is then the oldest, and no older request hits). */
+ * the pick does not (the pick is then the oldest, and no older request hits). The pick also
+ * stands across its own activate and precharge (keeps_pick): a pick that needs either is the
+ * bank's oldest request (a closed bank, or no request hits the open row), and the oldest stays
+ * the pick once the row is closed, and once its own row is open, which it hits. */
 static int frfcfs_pushed(uint64_t pick_row, uint64_t new_row, int64_t open_row)
 {
     return open_row >= 0 && new_row == (uint64_t)open_row && pick_row != (uint64_t)open_row;
@@ -58,10 +61,10 @@ static int frfcfs_pushed(uint64_t pick_row, uint64_t new_row, int64_t open_row)
 
 static const dram_sched_ops sched_fcfs = {
     "fcfs", "in order: requests enter their bank in arrival order (GPGPU-Sim FIFO)", fcfs_pick,
-    0, NULL};
+    0, NULL, 0};
 static const dram_sched_ops sched_frfcfs = {
     "frfcfs", "first-ready FCFS: open-row hits first, then the oldest", frfcfs_pick, 1,
-    frfcfs_pushed};
+    frfcfs_pushed, 1};
 
 /* Order matches the choices of knob dram_scheduler. */
 const dram_sched_ops *const dram_sched_registry[] = {&sched_fcfs, &sched_frfcfs, NULL};
