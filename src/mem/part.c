@@ -780,6 +780,17 @@ const mem_req *mem_part_reply_peek(const mem_part *p, uint32_t sub_i)
     return mem_q_empty(&u->out) ? NULL : &u->out.v[u->out.head];
 }
 
+void mem_part_prefetch_in(const mem_part *p, uint32_t sub_i)
+{
+    __builtin_prefetch(&p->s[sub_i].rop.q);
+    __builtin_prefetch(&p->s[sub_i].in);
+}
+
+void mem_part_prefetch_out(const mem_part *p, uint32_t sub_i)
+{
+    __builtin_prefetch(&p->s[sub_i].out);
+}
+
 mem_req mem_part_reply_pop(mem_part *p, uint32_t sub_i)
 {
     return mem_q_pop(&sub_at(p, sub_i)->out);

@@ -44,6 +44,10 @@ void mem_part_dram_cycle(mem_part *p, uint64_t core_cycle);
  * count (MEM_PART_DRAM_IDLE); returns how many ran. */
 uint64_t mem_part_dram_cycles(mem_part *p, uint64_t n, uint64_t core_cycle);
 const mem_req *mem_part_reply_peek(const mem_part *p, uint32_t sub);
+/* Hints, no effect on the model: start fetching the host lines that mem_part_can_accept and
+ * mem_part_push (in), or mem_part_reply_peek and mem_part_reply_pop (out) read first. */
+void mem_part_prefetch_in(const mem_part *p, uint32_t sub);
+void mem_part_prefetch_out(const mem_part *p, uint32_t sub);
 mem_req mem_part_reply_pop(mem_part *p, uint32_t sub);
 uint32_t mem_part_replies(const mem_part *p); /* replies waiting in all its sub-partitions */
 /* What its next cycles would only count: MEM_PART_DRAM_IDLE (a DRAM cycle only adds to the

@@ -152,6 +152,11 @@ int sim_chans_may_act(const sim *g, uint32_t c)
 void sim_chans_replies_out(sim *g)
 {
     sim_chans *h = &g->ch;
+    if (sim_spread(g))
+        for (uint32_t w = 0; w < h->nw; w++)
+            for (uint64_t b = h->has_rep[w]; b; b &= b - 1)
+                for (uint32_t s = 0, c = w * 64 + (uint32_t)__builtin_ctzll(b); s < g->n_sub; s++)
+                    mem_part_prefetch_out(g->part[c], s);
     for (uint32_t w = 0; w < h->nw; w++) {
         uint64_t bits = h->has_rep[w];
         while (bits) {

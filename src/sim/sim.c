@@ -137,6 +137,10 @@ static void replies_to_sms(sim *g)
     memset(g->inbox_bits, 0, ((g->n_sm + 63) / 64) * sizeof *g->inbox_bits);
     if (!icnt_subnet_busy(g->net, ICNT_REP))
         return;
+    if (sim_spread(g))
+        for (uint32_t s = icnt_next_held(g->net, ICNT_REP, 0); s < g->n_sm;
+             s = icnt_next_held(g->net, ICNT_REP, s + 1))
+            __builtin_prefetch(&g->inbox[s], 1);
     for (uint32_t s = icnt_next_held(g->net, ICNT_REP, 0); s < g->n_sm;
          s = icnt_next_held(g->net, ICNT_REP, s + 1)) {
         const mem_req *r = icnt_peek(g->net, ICNT_REP, s);
@@ -160,6 +164,10 @@ static void icnt_to_parts(sim *g)
 {
     if (!icnt_subnet_busy(g->net, ICNT_REQ))
         return;
+    if (sim_spread(g))
+        for (uint32_t i = icnt_next_held(g->net, ICNT_REQ, 0); i < g->n_sub_total;
+             i = icnt_next_held(g->net, ICNT_REQ, i + 1))
+            mem_part_prefetch_in(g->part[g->sub_chan[i]], i - g->sub_chan[i] * g->n_sub);
     for (uint32_t i = icnt_next_held(g->net, ICNT_REQ, 0); i < g->n_sub_total;
          i = icnt_next_held(g->net, ICNT_REQ, i + 1)) {
         uint32_t c = g->sub_chan[i], si = i - c * g->n_sub;
@@ -234,7 +242,11 @@ void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me)
     if (g->inbox_bits[s / 64] >> (s % 64) & 1)
         sm_inbound_push(u, &g->inbox[s]);
     int prog = sm_cycle(u, g->cycle);
-    g->park_at[s] = sm_parked(u) ? sm_park_until(u) : 0;
+    /* written only when it changes: eight SMs share a host line, and a store of the same
+     * value still takes the line from the cores of its other SMs (every edge, for nothing) */
+    uint64_t park = sm_parked(u) ? sm_park_until(u) : 0;
+    if (g->park_at[s] != park)
+        g->park_at[s] = park;
     uint64_t *f = g->smf + (size_t)me * g->smf_stride + s / 64, bit = 1ull << (s % 64);
     if (prog)
         f[SMF_PROG * g->smf_words] |= bit;
@@ -439,6 +451,9 @@ static void sms_to_icnt(sim *g)
         uint64_t more = sim_smf_take(g, SMF_OUT2, w);
         uint64_t room = sim_smf_take(g, SMF_INROOM, w);
         act |= bits & more;
+        if (sim_spread(g))
+            for (uint64_t b = bits; b; b &= b - 1)
+                __builtin_prefetch(&g->outbox[w * 64 + (uint32_t)__builtin_ctzll(b)]);
         while (bits) {
             uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(bits);
             uint64_t bit = bits & -bits;

@@ -247,6 +247,14 @@ static inline int sim_sm_here(const sim *g, uint32_t s)
     return !g->use_team || g->adapt.solo || !g->home_sm[s];
 }
 
+/* Whether units' state may sit in other cores' caches now (a team runs the tasks): then the
+ * serial phases first start fetching every line they are about to read from the units, so
+ * that the transfers between cores overlap instead of coming one after another. */
+static inline int sim_spread(const sim *g)
+{
+    return g->use_team && !g->team_deferred && !g->adapt.solo;
+}
+
 /* chan.c */
 void sim_chans_init(sim *g);
 void sim_chans_free(sim *g);
