@@ -252,7 +252,7 @@ static inline int sim_sm_here(const sim *g, uint32_t s)
  * that the transfers between cores overlap instead of coming one after another. */
 static inline int sim_spread(const sim *g)
 {
-    return g->use_team && !g->team_deferred && !g->adapt.solo;
+    return g->use_team && !g->adapt.solo; /* solo also while the helpers have not started */
 }
 
 /* chan.c */
