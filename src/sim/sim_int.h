@@ -240,19 +240,19 @@ static inline void sim_sm_touch(sim *g, uint32_t s)
     }
 }
 
-/* Whether SM s runs its tasks on the main thread (alone, or its home there): only then does
- * fetching for it in a serial phase warm the cache that will use it. */
-static inline int sim_sm_here(const sim *g, uint32_t s)
-{
-    return !g->use_team || g->adapt.solo || !g->home_sm[s];
-}
-
 /* Whether units' state may sit in other cores' caches now (a team runs the tasks): then the
  * serial phases first start fetching every line they are about to read from the units, so
  * that the transfers between cores overlap instead of coming one after another. */
 static inline int sim_spread(const sim *g)
 {
     return g->use_team && !g->adapt.solo; /* solo also while the helpers have not started */
+}
+
+/* Whether SM s runs its tasks on the main thread (alone, or its home there): only then does
+ * fetching for it in a serial phase warm the cache that will use it. */
+static inline int sim_sm_here(const sim *g, uint32_t s)
+{
+    return !sim_spread(g) || !g->home_sm[s];
 }
 
 /* chan.c */
