@@ -5,6 +5,7 @@
 #   make run        build, then run the main job on the bundled sample
 #   make check      build and run every test (ends with "N passed, N failed, N skipped")
 #   make asan       the tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make tsan       the parallel runs under ThreadSanitizer (tools/tsan-check.sh)
 #   make fuzz       build the libFuzzer targets (needs clang)
 #   make docs       regenerate docs/KNOBS.md from the knob table
 #   make bench      build, then run the speed benchmark (bench/README.md; not part of check)
@@ -82,7 +83,7 @@ CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
 
-.PHONY: all run check asan fuzz docs deps clean bench FORCE
+.PHONY: all run check asan tsan fuzz docs deps clean bench FORCE
 all: $(BUILD)/lockstep
 
 # Checked once per build directory, before anything compiles (also under make -j).
@@ -140,6 +141,11 @@ check: deps $(BUILD)/lockstep $(BUILD)/tests
 
 asan:
 	$(MAKE) BUILD=build/asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" check
+
+# The parallel code under ThreadSanitizer (gcc): tools/tsan-check.sh says what runs.
+tsan:
+	$(MAKE) BUILD=build/tsan OPT=-O1 SAN="-fsanitize=thread" build/tsan/lockstep build/tsan/tests
+	tools/tsan-check.sh build/tsan/lockstep build/tsan/tests build/tsan/check
 
 FUZZ_SRC = $(wildcard fuzz/*.c)
 fuzz:

@@ -356,9 +356,14 @@ void sim_solo_jobs(sim *g, uint32_t n, void (*fn)(sim *g, void *ctx, uint32_t i)
 {
 #ifdef _OPENMP
     if (g->k.threads > 1 && n > 1) {
+        sim_omp_fork(g);
 #pragma omp parallel for schedule(dynamic, 1) num_threads((int)g->k.threads)
-        for (uint32_t i = 0; i < n; i++)
+        for (uint32_t i = 0; i < n; i++) {
+            sim_omp_enter(g);
             fn(g, ctx, i);
+            sim_omp_leave(g);
+        }
+        sim_omp_join(g);
         return;
     }
 #endif
@@ -391,15 +396,23 @@ static void run_tasks(sim *g, uint32_t n, unsigned m)
     g->team.p_solo += g->use_team && !g->team_deferred;
 #ifdef _OPENMP
     if (!g->use_team && g->k.threads > 1 && g->nactive > 1) {
+        sim_omp_fork(g);
         if (g->k.omp_schedule == 2) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads((int)g->k.threads)
-            for (uint32_t i = 0; i < n; i++)
+            for (uint32_t i = 0; i < n; i++) {
+                sim_omp_enter(g);
                 sim_run_task(g, i, m, (uint32_t)omp_get_thread_num());
+                sim_omp_leave(g);
+            }
         } else {
 #pragma omp parallel for schedule(static) num_threads((int)g->k.threads)
-            for (uint32_t i = 0; i < n; i++)
+            for (uint32_t i = 0; i < n; i++) {
+                sim_omp_enter(g);
                 sim_run_task(g, i, m, (uint32_t)omp_get_thread_num());
+                sim_omp_leave(g);
+            }
         }
+        sim_omp_join(g);
         return;
     }
 #endif
@@ -697,8 +710,10 @@ static int run_parallel(sim *g, base_err *e, FILE *diag)
             sim_adapt_init(&g->adapt, base_now_s());
             double loop_s = 0;
             uint64_t loop_ticks = 0;
+            sim_omp_fork(g);
 #pragma omp parallel num_threads((int)g->k.threads)
             {
+                sim_omp_enter(g);
                 if (omp_get_thread_num() == 0) {
                     double s0 = base_now_s();
                     uint64_t k0 = sim_ticks();
@@ -709,7 +724,9 @@ static int run_parallel(sim *g, base_err *e, FILE *diag)
                 } else {
                     sim_team_work(g, (uint32_t)omp_get_thread_num());
                 }
+                sim_omp_leave(g);
             }
+            sim_omp_join(g);
             profile_keep(g, loop_s, loop_ticks); /* the helpers have stopped: their lines hold */
         }
         g->use_team = 0;
