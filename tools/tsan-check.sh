@@ -32,10 +32,10 @@ else
     echo "FAIL: the team's tests under ThreadSanitizer (log above)"
 fi
 for w in reduce gather sgemm-tiled multi hmma; do
-    if ! "$bin" run --threads=1 --stats-json="$work/$w-1.json" "samples/synth/$w" \
-        >/dev/null 2>"$work/$w-1.err"; then
+    if ! "$bin" run --threads=1 --stats-json="$work/$w-base.json" "samples/synth/$w" \
+        >/dev/null 2>"$work/$w-base.err"; then
         fail=$((fail + 1))
-        tail -40 "$work/$w-1.err"
+        tail -40 "$work/$w-base.err"
         echo "FAIL: $w on one thread"
         continue
     fi
@@ -45,7 +45,7 @@ for w in reduce gather sgemm-tiled multi hmma; do
         i=$((i + 1))
         # shellcheck disable=SC2086 # opts holds several arguments
         if "$bin" run $opts --stats-json="$work/$w-$i.json" "samples/synth/$w" \
-            >/dev/null 2>"$work/$w-$i.err" && cmp -s "$work/$w-1.json" "$work/$w-$i.json"; then
+            >/dev/null 2>"$work/$w-$i.err" && cmp -s "$work/$w-base.json" "$work/$w-$i.json"; then
             pass=$((pass + 1))
         else
             fail=$((fail + 1))
