@@ -240,6 +240,47 @@ TEST(sim_team_memcpy_prefill_same_json)
               "\"L2_total_cache_accesses\": 1200,", "\"L2_total_cache_misses\": 0,");
 }
 
+/* A copy of one 128-byte block reaches one L2 slice: only that slice's tag arrays are made
+ * (a slice makes them when first needed; the copy's prefill used to make them in every
+ * slice of every channel it walked, which a short trace paid for at start-up). */
+TEST(sim_memcpy_gives_tags_only_to_the_slices_it_reaches)
+{
+    base_buf b = {0};
+    start_grid("one_block", 1, &b);
+    base_buf_printf(&b, "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 2\n"
+                        "0000 ffffffff 1 R1 MOV 0 0 0\n0010 ffffffff 0 EXIT 0 0 0\n#END_TB\n");
+    end_grid("one_block", &b);
+    test_write_text("one_block/kernelslist.g",
+                    "MemcpyHtoD,0x00007f0000000000,128\nkernel-1.traceg\n");
+    base_err e = {0};
+    trace_list l;
+    knob_cfg c;
+    knob_init(&c);
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/one_block", test_tmpdir());
+    if (trace_list_open(dir, &l, &e)) {
+        test_fail_at(__FILE__, __LINE__, "%s", e.msg);
+        return;
+    }
+    sim *g = sim_new(&c.v, &e);
+    if (!g) {
+        test_fail_at(__FILE__, __LINE__, "%s", e.msg);
+        trace_list_free(&l);
+        return;
+    }
+    sim_result r;
+    CHECK_EQ(sim_run(g, &l, &r, NULL, NULL, &e), 0);
+    uint32_t with = 0;
+    for (uint32_t ch = 0; ch < g->n_chan; ch++)
+        for (uint32_t s = 0; s < g->n_sub; s++)
+            with += (uint32_t)mem_part_l2_has_tags(g->part[ch], s);
+    CHECK_EQ(with, 1);
+    CHECK(g->n_chan * g->n_sub > 1);
+    sim_result_free(&r);
+    sim_free(g);
+    trace_list_free(&l);
+}
+
 /* The helpers start after the solo periods only where the edges are long enough for a team
  * (team_min_edge_us): never with an impossible bound, after the second 1 ms period with none,
  * at once with team_start_ms=0; the statistics are the same every way, also under a bound on

@@ -1404,6 +1404,8 @@ void cache_prefill_begin(cache *c)
 
 uint64_t cache_prefill_deferred(const cache *c) { return c->deferred; }
 
+int cache_has_tags(const cache *c) { return c->ls != NULL; }
+
 int cache_prefill_churns(cache *c, uint64_t now)
 {
     if (!c->ls || c->pf_run)

@@ -153,6 +153,8 @@ void cache_prefill_begin(cache *c);
 void cache_prefill_end(cache *c);
 /* Prefills a run never wrote because the next replaced them on paper (tests). */
 uint64_t cache_prefill_deferred(const cache *c);
+/* Whether the tag arrays exist yet: the first call that needs them makes them (tests). */
+int cache_has_tags(const cache *c);
 
 /* Skipping the middle of a large copy (outside a run). While cache_prefill_churns(c, now),
  * every set is full and a prefill stamped `now` that misses takes the same victim way (one

@@ -310,6 +310,11 @@ uint32_t mem_part_grows(const mem_part *p, uint32_t i)
     return i < p->n_sub ? p->s[i].grows : 0;
 }
 
+int mem_part_l2_has_tags(const mem_part *p, uint32_t i)
+{
+    return i < p->n_sub && p->s[i].l2 && cache_has_tags(p->s[i].l2);
+}
+
 static sub *sub_at(const mem_part *p, uint32_t i)
 {
     if (i >= p->n_sub)
@@ -866,11 +871,11 @@ int mem_part_prefill_churns(mem_part *p, uint32_t sub_i)
     return u->l2 && cache_prefill_churns(u->l2, p->now);
 }
 
-void mem_part_prefill_run(mem_part *p, int begin)
+void mem_part_prefill_run(mem_part *p, uint32_t sub_i, int begin)
 {
-    for (uint32_t i = 0; i < p->n_sub; i++)
-        if (p->s[i].l2)
-            (begin ? cache_prefill_begin : cache_prefill_end)(p->s[i].l2);
+    cache *l2 = sub_at(p, sub_i)->l2;
+    if (l2)
+        (begin ? cache_prefill_begin : cache_prefill_end)(l2);
 }
 
 void mem_part_prefill_block(mem_part *p, uint32_t sub_i, uint64_t addr, uint8_t mask)

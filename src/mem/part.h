@@ -34,6 +34,8 @@ uint32_t mem_part_nsub(const mem_part *p);
 /* How often sub-partition `sub` allocated its fill buffer or reply ring, which grow on
  * demand to their bounds and never per request (for tests). */
 uint32_t mem_part_grows(const mem_part *p, uint32_t sub);
+/* Whether sub-partition `sub` has an L2 with its tag arrays made (for tests). */
+int mem_part_l2_has_tags(const mem_part *p, uint32_t sub);
 
 /* Sub-partition `sub` is local to this channel (0..n_sub-1). */
 int mem_part_can_accept(const mem_part *p, uint32_t sub);
@@ -71,8 +73,9 @@ void mem_part_prefill(mem_part *p, uint32_t sub, uint64_t addr);
 /* The same for the sectors `mask` (bit i: addr's 128-byte block + 32 i), in sector order;
  * one lookup when the L2 line is that block. */
 void mem_part_prefill_block(mem_part *p, uint32_t sub, uint64_t addr, uint8_t mask);
-/* Brackets a run of prefills with nothing else in between (cache_prefill_begin, _end). */
-void mem_part_prefill_run(mem_part *p, int begin);
+/* Brackets a run of prefills of sub-partition sub with nothing else in between
+ * (cache_prefill_begin, _end). */
+void mem_part_prefill_run(mem_part *p, uint32_t sub, int begin);
 /* Sub-partition sub's L2 would churn a prefill now (cache_prefill_churns at this channel's
  * time): the condition for skipping prefills with cache_prefill_skip. 0 without an L2. */
 int mem_part_prefill_churns(mem_part *p, uint32_t sub);
