@@ -170,6 +170,11 @@ $(BUILD)/lsbench: bench/lsbench.c | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 $(WARN) -pthread -o $@ $<
 
+# Median CPU time of short commands run in alternation (bench/README.md, "altcpu").
+$(BUILD)/altcpu: bench/altcpu.c | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 $(WARN) -o $@ $<
+
 bench: $(BUILD)/lockstep $(BUILD)/lsbench
 	$(BUILD)/lsbench $(BENCHFLAGS)
 
