@@ -103,6 +103,8 @@ const stat_set *cache_stats_set(void) { return &cs_set; }
  * in a large cache) only on a match, and a deletion finds a slot's home from them alone. */
 /* Sets of at most this many ways are scanned to find a line (find_line). */
 #define CACHE_SCAN_ASSOC 32u
+/* Lines a wide-set cache's index is first sized for (it doubles as lines come into use). */
+#define TIX_FIRST 64u
 
 typedef struct hidx_slot {
     uint32_t hash;  /* top 32 bits of the key's hash (the home is its top bits) */
@@ -312,10 +314,11 @@ static void hidx_del(hidx *h, const uint64_t *keys, size_t stride, uint64_t key)
     h->n--;
 }
 
-/* Only what says "empty" is zeroed (line state, way bits, index values), and by calloc,
- * whose fresh pages cost nothing until touched: tags and victim() stamps are read only for
- * lines in use, so a large cache that a short run barely uses costs neither a clearing pass
- * nor page faults for the rest. */
+/* Only what says "empty" is zeroed (line state, way bits, index values): tags and victim()
+ * stamps are read only for lines in use. calloc clears even fresh memory on the huge-page
+ * heap (glibc counts its padded top as used), so the index starts small and grows with the
+ * lines in use (TIX_FIRST): the short runs of an H100 or A100 preset made 128 KB indexes for
+ * slices that saw a few lines (altcpu: 5-9% of their CPU). */
 static void tags_alloc(cache *c)
 {
     uint32_t sets = c->cfg.sets, assoc = c->cfg.assoc;
@@ -332,8 +335,8 @@ static void tags_alloc(cache *c)
     c->busy = base_calloc((size_t)sets * c->wps, sizeof *c->busy);
     c->scan_sets = assoc <= CACHE_SCAN_ASSOC;
     c->tix.s = NULL;
-    if (!c->scan_sets)
-        hidx_init(&c->tix, c->nlines);
+    if (!c->scan_sets) /* grows with the lines in use: a short run fills few of an H100 slice's */
+        hidx_init(&c->tix, c->nlines < TIX_FIRST ? c->nlines : TIX_FIRST);
     c->cand = base_calloc(c->wps, sizeof *c->cand);
     c->assoc_log2 = (assoc & (assoc - 1)) ? -1 : (int)cache_log2(assoc);
     c->dirty_lines = 0;
