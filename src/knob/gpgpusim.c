@@ -1010,11 +1010,10 @@ static int16_t find_option(const gs_state *st, const char *name)
 
 static void index_add(gs_state *st, const char *name, int16_t v)
 {
-    if (find_option(st, name))
-        return; /* a mapped option is also known: the mapping wins */
     uint32_t i = gs_slot(name);
-    while (st->by_name[i])
-        i = (i + 1) & (GS_SLOTS - 1);
+    for (; st->by_name[i]; i = (i + 1) & (GS_SLOTS - 1))
+        if (strcmp(name_of(st->by_name[i]), name) == 0)
+            return; /* a mapped option is also known: the mapping wins */
     st->by_name[i] = v;
 }
 
