@@ -80,7 +80,13 @@ const char *knob_enum_name(int id, int index, char *buf, size_t n)
         return buf;
     }
     const char *end = strchr(c, '|');
-    snprintf(buf, n, "%.*s", (int)(end ? (size_t)(end - c) : strlen(c)), c);
+    size_t len = end ? (size_t)(end - c) : strlen(c);
+    if (n == 0)
+        return buf;
+    if (len >= n)
+        len = n - 1;
+    memcpy(buf, c, len); /* not snprintf: the knob echo names every enum's value */
+    buf[len] = 0;
     return buf;
 }
 
