@@ -260,12 +260,14 @@ TEST(sim_memcpy_gives_tags_only_to_the_slices_it_reaches)
     snprintf(dir, sizeof dir, "%s/one_block", test_tmpdir());
     if (trace_list_open(dir, &l, &e)) {
         test_fail_at(__FILE__, __LINE__, "%s", e.msg);
+        knob_free(&c);
         return;
     }
     sim *g = sim_new(&c.v, &e);
     if (!g) {
         test_fail_at(__FILE__, __LINE__, "%s", e.msg);
         trace_list_free(&l);
+        knob_free(&c);
         return;
     }
     sim_result r;
@@ -279,6 +281,7 @@ TEST(sim_memcpy_gives_tags_only_to_the_slices_it_reaches)
     sim_result_free(&r);
     sim_free(g);
     trace_list_free(&l);
+    knob_free(&c);
 }
 
 /* The helpers start after the solo periods only where the edges are long enough for a team
