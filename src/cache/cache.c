@@ -335,7 +335,7 @@ static void tags_alloc(cache *c)
     c->busy = base_calloc((size_t)sets * c->wps, sizeof *c->busy);
     c->scan_sets = assoc <= CACHE_SCAN_ASSOC;
     c->tix.s = NULL;
-    if (!c->scan_sets) /* grows with the lines in use: a short run fills few of an H100 slice's */
+    if (!c->scan_sets)
         hidx_init(&c->tix, c->nlines < TIX_FIRST ? c->nlines : TIX_FIRST);
     c->cand = base_calloc(c->wps, sizeof *c->cand);
     c->assoc_log2 = (assoc & (assoc - 1)) ? -1 : (int)cache_log2(assoc);

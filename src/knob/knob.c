@@ -67,6 +67,18 @@ const char *knob_suggest(const char *name, char *buf, size_t n)
     return buf;
 }
 
+/* The first len bytes of s into buf as a string, cut to fit its n bytes: what snprintf
+ * "%.*s" does, without vfprintf (the knob echo formats every knob). */
+static void put_clamped(char *buf, size_t n, const char *s, size_t len)
+{
+    if (n == 0)
+        return;
+    if (len >= n)
+        len = n - 1;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+}
+
 const char *knob_enum_name(int id, int index, char *buf, size_t n)
 {
     const char *c = knob_defs[id].choices;
@@ -80,13 +92,7 @@ const char *knob_enum_name(int id, int index, char *buf, size_t n)
         return buf;
     }
     const char *end = strchr(c, '|');
-    size_t len = end ? (size_t)(end - c) : strlen(c);
-    if (n == 0)
-        return buf;
-    if (len >= n)
-        len = n - 1;
-    memcpy(buf, c, len); /* not snprintf: the knob echo names every enum's value */
-    buf[len] = 0;
+    put_clamped(buf, n, c, end ? (size_t)(end - c) : strlen(c));
     return buf;
 }
 
@@ -288,13 +294,7 @@ int knob_set(knob_cfg *c, const char *name, const char *value, const char *where
 static void format_int(int64_t v, char *buf, size_t n)
 {
     char t[BASE_I64_CHARS];
-    size_t len = base_fmt_i64(t, v);
-    if (n == 0)
-        return;
-    if (len >= n)
-        len = n - 1;
-    memcpy(buf, t, len);
-    buf[len] = 0;
+    put_clamped(buf, n, t, base_fmt_i64(t, v));
 }
 
 void knob_format(const knob_cfg *c, int id, char *buf, size_t n)
