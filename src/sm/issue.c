@@ -63,7 +63,7 @@ void sm_events_run(sm *s, uint64_t now)
         for (unsigned i = 0; i < d->ndst; i++)
             sb_clr(x->sb, d->dst[i]);
         if ((d->op == SM_OP_LOAD || d->op == SM_OP_ATOMIC) && --x->loads == 0)
-            s->sub[x->sched].order_ok = 0; /* waiting_mem changed */
+            sm_warp_mem_view(s, e.warp);
         x->inflight--;
         sm_warp_touch(s, e.warp);
         s->progress = 1;
@@ -192,7 +192,7 @@ static void execute(sm *s, sm_subcore *c, uint32_t w, const sm_inst *d, uint32_t
     if (u == SM_U_MEM) {
         x->inflight++;
         if ((d->op == SM_OP_LOAD || d->op == SM_OP_ATOMIC) && x->loads++ == 0)
-            c->order_ok = 0; /* waiting_mem changed */
+            sm_warp_mem_view(s, w);
         for (unsigned i = 0; i < d->ndst; i++)
             sb_set(x->sb, d->dst[i]);
         sm_ldst_push(s, w, x->pos, ready);
@@ -292,23 +292,34 @@ static void issue_one(sm *s, sm_subcore *c, uint32_t w, uint64_t now)
     sm_warp_check_done(s, w);
 }
 
-/* The candidates (ACTIVE or BARRIER warps, ascending) in the policy's order. */
-static void order_rebuild(sm *s, sm_subcore *c)
+/* The candidates (ACTIVE or BARRIER warps, ascending) and the view fields the policy reads. */
+static void cand_rebuild(sm *s, sm_subcore *c)
 {
     uint32_t n = 0;
+    unsigned reads = s->sched_ops->reads;
     for (uint32_t i = 0; i < c->nwarps; i++) {
         uint32_t w = c->warps[i];
         if (sm_warp_schedulable(s->w[w].state)) {
             c->cand[n] = w;
-            c->views[n].age = s->w[w].age;
-            c->views[n].waiting_mem = s->w[w].loads != 0;
+            if (reads) {
+                c->views[n].age = s->w[w].age;
+                c->views[n].waiting_mem = s->w[w].loads != 0;
+            }
             n++;
         }
     }
-    if (n)
-        s->sched_ops->order(&c->st, c->cand, c->views, n, (uint32_t)s->k->two_level_active,
-                            c->order);
     c->norder = n;
+    c->cand_ok = 1;
+}
+
+/* The candidates in the policy's order. */
+static void order_rebuild(sm *s, sm_subcore *c)
+{
+    if (!c->cand_ok)
+        cand_rebuild(s, c);
+    if (c->norder)
+        s->sched_ops->order(&c->st, c->cand, c->views, c->norder,
+                            (uint32_t)s->k->two_level_active, c->order);
     c->order_ok = 1;
 }
 

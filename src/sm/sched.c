@@ -16,8 +16,8 @@ static void lrr_order(const sm_sched_state *st, const uint32_t *cand, const sm_w
                 start = i;
                 break;
             }
-    for (uint32_t i = 0; i < n; i++)
-        out[i] = cand[(start + i) % n];
+    memcpy(out, cand + start, (n - start) * sizeof *out);
+    memcpy(out + (n - start), cand, start * sizeof *out);
 }
 
 /* Sorts out[0..n) by age, oldest first (insertion sort: n is at most a few dozen). */
@@ -76,9 +76,12 @@ static void two_level_order(const sm_sched_state *st, const uint32_t *cand,
     }
 }
 
-static const sm_sched_ops LRR = {"lrr", "loose round-robin from the warp after the last issuer", lrr_order};
-static const sm_sched_ops GTO = {"gto", "greedy-then-oldest", gto_order};
-static const sm_sched_ops TWO = {"two_level", "two-level: round-robin active set, memory-waiting warps demoted", two_level_order};
+static const sm_sched_ops LRR = {"lrr", "loose round-robin from the warp after the last issuer",
+                                 lrr_order, 0};
+static const sm_sched_ops GTO = {"gto", "greedy-then-oldest", gto_order, SM_SCHED_AGE};
+static const sm_sched_ops TWO = {"two_level",
+                                 "two-level: round-robin active set, memory-waiting warps demoted",
+                                 two_level_order, SM_SCHED_AGE | SM_SCHED_MEM};
 
 const sm_sched_ops *const sm_sched_registry[] = {&LRR, &GTO, &TWO, NULL};
 

@@ -160,10 +160,14 @@ typedef struct sm_warp_view {
     uint64_t age;           /* launch sequence: smaller = older */
     int waiting_mem;        /* has a load outstanding (two-level demotion) */
 } sm_warp_view;
+/* What a policy reads of the views: the issue stage fills only those fields, and a change of
+ * a field no flag names (a warp's first load leaving or its last returning) keeps the order. */
+enum { SM_SCHED_AGE = 1, SM_SCHED_MEM = 2 };
 typedef struct sm_sched_ops {
     const char *name, *help;
     void (*order)(const sm_sched_state *st, const uint32_t *cand, const sm_warp_view *views,
                   uint32_t n, uint32_t active_n, uint32_t *out);
+    unsigned reads; /* SM_SCHED_* */
 } sm_sched_ops;
 const sm_sched_ops *sm_sched_find(const char *name);
 extern const sm_sched_ops *const sm_sched_registry[];

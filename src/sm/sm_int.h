@@ -83,9 +83,11 @@ typedef struct sm_subcore {
     /* Read every cycle (the repeated-cycle test, the park's horizon): first, so that a cycle
      * that repeats touches one host line of the sub-core.
      * order[0..norder) stays valid (order_ok) until the candidate set, the last issuer or a
-     * warp's waiting_mem changes: the policy sees the same input, so gives the same order. */
+     * view field the policy reads (sm_sched_ops.reads) changes: the policy sees the same
+     * input, so gives the same order. cand[0..norder) and the views stay valid (cand_ok)
+     * until the candidate set or such a field changes: a new last issuer only reorders. */
     uint32_t norder;
-    uint8_t order_ok;
+    uint8_t order_ok, cand_ok;
     /* A cycle without issue repeats (memo_why) while no warp of the sub-core changes
      * (sm_warp_touch), no buffered instruction or busy pipeline comes due (memo_until) and,
      * if memo_mem, the LD/ST queue stays full. */
@@ -220,6 +222,13 @@ static inline void sm_warp_changed(sm *s, uint32_t w)
     sm_warp_touch(s, w);
 }
 
+/* Warp w's waiting_mem view changed (its first load left or its last returned). */
+static inline void sm_warp_mem_view(sm *s, uint32_t w)
+{
+    if (s->sched_ops->reads & SM_SCHED_MEM)
+        s->sub[s->w[w].sched].order_ok = s->sub[s->w[w].sched].cand_ok = 0;
+}
+
 static inline int sm_warp_schedulable(int state)
 {
     return state == SM_W_ACTIVE || state == SM_W_BARRIER;
@@ -229,7 +238,7 @@ static inline void sm_warp_set_state(sm *s, uint32_t w, uint8_t state)
 {
     sm_warp *x = &s->w[w];
     if (sm_warp_schedulable(x->state) != sm_warp_schedulable(state))
-        s->sub[x->sched].order_ok = 0;
+        s->sub[x->sched].order_ok = s->sub[x->sched].cand_ok = 0;
     x->state = state;
     sm_warp_changed(s, w);
 }
