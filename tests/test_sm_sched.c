@@ -8,8 +8,9 @@ static void order(const char *name, uint32_t last, const uint32_t *cand,
     const sm_sched_ops *ops = sm_sched_find(name);
     CHECK(ops != NULL);
     sm_sched_state st = {last, 0};
+    uint32_t keep[16];
     if (ops)
-        ops->order(&st, cand, v, n, active, out);
+        ops->order(&st, cand, v, n, active, keep, 1, out);
 }
 
 TEST(sm_sched_registry_names)
@@ -44,6 +45,27 @@ TEST(sm_sched_gto_greedy_then_oldest)
     CHECK_EQ(out[1], 13); /* then oldest first */
     CHECK_EQ(out[2], 5);
     CHECK_EQ(out[3], 1);
+}
+
+/* A call with fresh = 0 reuses what the previous call kept for the same candidates: the
+ * order equals a fresh call's for every last issuer. */
+TEST(sm_sched_kept_order_equals_fresh)
+{
+    uint32_t cand[5] = {1, 5, 9, 13, 17}, keep[5], fkeep[5], out[5], fout[5];
+    sm_warp_view v[5] = {{30, 0}, {10, 1}, {20, 0}, {5, 0}, {40, 1}};
+    uint32_t lasts[] = {9, 17, 1, 13, 5, 2, UINT32_MAX};
+    for (int p = 0; sm_sched_registry[p]; p++) {
+        const sm_sched_ops *ops = sm_sched_registry[p];
+        sm_sched_state st = {1, 0};
+        ops->order(&st, cand, v, 5, 2, keep, 1, out);
+        for (unsigned i = 0; i < sizeof lasts / sizeof lasts[0]; i++) {
+            st.last = lasts[i];
+            ops->order(&st, cand, v, 5, 2, keep, 0, out);
+            ops->order(&st, cand, v, 5, 2, fkeep, 1, fout);
+            for (int j = 0; j < 5; j++)
+                CHECK_EQ(out[j], fout[j]);
+        }
+    }
 }
 
 TEST(sm_sched_two_level_demotes_memory_waiters)

@@ -310,6 +310,7 @@ static void cand_rebuild(sm *s, sm_subcore *c)
     }
     c->norder = n;
     c->cand_ok = 1;
+    c->keep_ok = 0;
 }
 
 /* The candidates in the policy's order. */
@@ -317,9 +318,11 @@ static void order_rebuild(sm *s, sm_subcore *c)
 {
     if (!c->cand_ok)
         cand_rebuild(s, c);
-    if (c->norder)
+    if (c->norder) {
         s->sched_ops->order(&c->st, c->cand, c->views, c->norder,
-                            (uint32_t)s->k->two_level_active, c->order);
+                            (uint32_t)s->k->two_level_active, c->keep, !c->keep_ok, c->order);
+        c->keep_ok = 1;
+    }
     c->order_ok = 1;
 }
 

@@ -6,9 +6,9 @@
 
 /* Loose round-robin: start after the warp that issued last. */
 static void lrr_order(const sm_sched_state *st, const uint32_t *cand, const sm_warp_view *v,
-                      uint32_t n, uint32_t active_n, uint32_t *out)
+                      uint32_t n, uint32_t active_n, uint32_t *keep, int fresh, uint32_t *out)
 {
-    (void)v, (void)active_n;
+    (void)v, (void)active_n, (void)keep, (void)fresh;
     uint32_t start = 0;
     if (st->last != UINT32_MAX)
         for (uint32_t i = 0; i < n; i++)
@@ -36,28 +36,36 @@ static void by_age(uint32_t *out, const uint32_t *cand, const sm_warp_view *v, u
     }
 }
 
-/* Greedy-then-oldest: the warp that issued last keeps priority, then the oldest. */
+/* Greedy-then-oldest: the warp that issued last keeps priority, then the oldest. The age
+ * order (keep) changes only with the candidates; a new last issuer only moves to the front. */
 static void gto_order(const sm_sched_state *st, const uint32_t *cand, const sm_warp_view *v,
-                      uint32_t n, uint32_t active_n, uint32_t *out)
+                      uint32_t n, uint32_t active_n, uint32_t *keep, int fresh, uint32_t *out)
 {
     (void)active_n;
     uint32_t pos[256];
     if (n > 256)
         n = 256;
-    by_age(out, cand, v, n, pos);
-    for (uint32_t i = 0; i < n; i++)
-        if (out[i] == st->last) {
-            memmove(out + 1, out, i * sizeof *out);
-            out[0] = st->last;
-            break;
-        }
+    if (fresh)
+        by_age(keep, cand, v, n, pos);
+    uint32_t i = 0;
+    while (i < n && keep[i] != st->last)
+        i++;
+    if (i == n) {
+        memcpy(out, keep, n * sizeof *out);
+        return;
+    }
+    out[0] = st->last;
+    memcpy(out + 1, keep, i * sizeof *out);
+    memcpy(out + 1 + i, keep + i + 1, (n - i - 1) * sizeof *out);
 }
 
 /* Two-level: the oldest `active_n` warps not waiting on memory form the active set,
  * scheduled round-robin; warps waiting on memory (and the rest) follow, oldest first. */
 static void two_level_order(const sm_sched_state *st, const uint32_t *cand,
-                            const sm_warp_view *v, uint32_t n, uint32_t active_n, uint32_t *out)
+                            const sm_warp_view *v, uint32_t n, uint32_t active_n,
+                            uint32_t *keep, int fresh, uint32_t *out)
 {
+    (void)keep, (void)fresh;
     uint32_t pos[256], aged[256], act[256] = {0}, na = 0, k = 0;
     if (n > 256)
         n = 256;
@@ -65,7 +73,7 @@ static void two_level_order(const sm_sched_state *st, const uint32_t *cand,
     for (uint32_t i = 0; i < n && na < active_n; i++)
         if (!v[pos[i]].waiting_mem)
             act[na++] = aged[i];
-    lrr_order(st, act, v, na, 0, out);
+    lrr_order(st, act, v, na, 0, NULL, 1, out);
     k = na;
     for (uint32_t i = 0; i < n; i++) {
         int in = 0;

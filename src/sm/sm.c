@@ -181,6 +181,7 @@ static void sm_carve(sm *s, base_slab *b)
         sm_subcore *c = s->sub ? &s->sub[i] : &sizing;
         c->order = base_slab_take(b, s->nwarps_max, sizeof *c->order);
         c->cand = base_slab_take(b, s->nwarps_max, sizeof *c->cand);
+        c->keep = base_slab_take(b, s->nwarps_max, sizeof *c->keep);
         c->views = base_slab_take(b, s->nwarps_max, sizeof *c->views);
         c->bank_free = base_slab_take(b, banks_per_sub(s), sizeof *c->bank_free);
     }

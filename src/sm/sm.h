@@ -151,7 +151,10 @@ void sm_diagnose(const sm *s, FILE *f, uint64_t now);
 uint32_t sm_pending_requests(const sm *s);
 
 /* Warp scheduler policies (sched.c): order() writes the issue priority of the n warps in
- * cand[] (warp slot numbers of one scheduler, ascending) into out[]. */
+ * cand[] (warp slot numbers of one scheduler, ascending) into out[]. keep[0..n) is the
+ * policy's own, kept per scheduler between calls; fresh is 1 when cand[] or a view field
+ * the policy reads changed since its previous call for that scheduler (or there was none),
+ * 0 when only st did, so keep still holds what that call left (GTO: the age order). */
 typedef struct sm_sched_state {
     uint32_t last;          /* warp slot issued last (LRR, GTO) */
     uint32_t active_mask_n; /* two-level: active set size */
@@ -166,7 +169,7 @@ enum { SM_SCHED_AGE = 1, SM_SCHED_MEM = 2 };
 typedef struct sm_sched_ops {
     const char *name, *help;
     void (*order)(const sm_sched_state *st, const uint32_t *cand, const sm_warp_view *views,
-                  uint32_t n, uint32_t active_n, uint32_t *out);
+                  uint32_t n, uint32_t active_n, uint32_t *keep, int fresh, uint32_t *out);
     unsigned reads; /* SM_SCHED_* */
 } sm_sched_ops;
 const sm_sched_ops *sm_sched_find(const char *name);

@@ -88,6 +88,7 @@ typedef struct sm_subcore {
      * until the candidate set or such a field changes: a new last issuer only reorders. */
     uint32_t norder;
     uint8_t order_ok, cand_ok;
+    uint8_t keep_ok;           /* the policy's keep[] matches cand[] and the views */
     /* A cycle without issue repeats (memo_why) while no warp of the sub-core changes
      * (sm_warp_touch), no buffered instruction or busy pipeline comes due (memo_until) and,
      * if memo_mem, the LD/ST queue stays full. */
@@ -95,6 +96,7 @@ typedef struct sm_subcore {
     uint64_t memo_until;
     uint32_t *warps, nwarps;   /* warp slots of this scheduler (ascending) */
     uint32_t *order, *cand;    /* scratch for the policy */
+    uint32_t *keep;            /* the policy's own (sm_sched_ops.order) */
     sm_warp_view *views;       /* scratch */
     sm_sched_state st;
     sm_unitq unit[SM_NUNIT][4];
