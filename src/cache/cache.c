@@ -171,9 +171,31 @@ typedef struct refusal {
     uint8_t op, space, fail;
 } refusal;
 
+/* Laid out by use: what an access, a fill and their prefetches read of every cache comes
+ * first, on host lines of its own (the struct starts on one), because a gather-like run
+ * touches the 78 caches of its SMs and slices at random and each line of this struct it reads
+ * is then a miss of its own. */
 struct cache {
+    /* -- host line 0: the arrays, the version, the sizes a hint is checked against */
+    uint64_t ver;            /* changes with every change of state (not with refusals) */
+    line_st *ls;
+    uint64_t *tag;           /* tag array, line i = set * assoc + way: line number (in use) */
+    uint64_t *busy;          /* per set, wps words: a bit per way in use */
+    set_st *set;
+    mshr_ent *ent;
+    waiter *ent_w;           /* per entry, its first waiter (W_FIRST) */
+    uint32_t nlines, ent_next;
+    /* -- host line 1 */
     cache_cfg cfg;           /* effective (streaming MSHR sizes) */
-    const cache_repl_ops *repl;
+    /* -- host line 2 */
+    stat_block st;
+    refusal refused;
+    uint32_t missq_room;
+    unsigned line_log2, set_log2;
+    int assoc_log2;          /* -1: ways not a power of two */
+    int linear_mask;         /* set = line number & (sets - 1) (linear index, no hook) */
+    uint32_t wps;
+    /* -- the rest */
     int stamped;             /* LRU or FIFO: line_st.stamp and the age order; else victim() */
     int lru;                 /* the stamp is the last use (else the allocation) */
     int alloc;               /* CACHE_AL_ON_MISS or CACHE_AL_ON_FILL (streaming) */
@@ -183,46 +205,32 @@ struct cache {
      * them), so the line names its entries (line_st.ment) and the index mix is not kept.
      * It spares a random index slot on open, on every lookup and on close. */
     int line_mshr;
+    int scan_sets;           /* lines are found by a scan of their set, not by tix */
     uint8_t full;            /* sector mask of a whole line */
-    unsigned line_log2, set_log2;
-    int assoc_log2;          /* -1: ways not a power of two */
-    int linear_mask;         /* set = line number & (sets - 1) (linear index, no hook) */
+    hidx mix;                /* key -> entry */
     uint8_t ipoly[5][16];    /* the IPOLY index by table (cache_ipoly_table) */
-    uint32_t nlines, dirty_lines;
     uint64_t (*index_fn)(const void *ctx, uint64_t addr);
     const void *index_ctx;
-    uint32_t missq_room;
+    const cache_repl_ops *repl;
+    uint32_t dirty_lines;
     uint32_t flush_pos;
-    uint64_t ver;            /* changes with every change of state (not with refusals) */
     /* a prefill run (cache_prefill_begin .. cache_prefill_end): per set, the line a prefill
      * put in its victim way only on paper (see defer), and the sets that have one */
     struct pf_pend *pend;
     uint32_t *pend_sets, npend;
     int pf_run;
     uint64_t deferred;       /* prefills never written (for tests) */
-    refusal refused;
-    /* tag array, line i = set * assoc + way */
-    uint64_t *tag;           /* line number (lines in use) */
     uint64_t *last_use, *alloc_time; /* for victim(); NULL under a stamp policy */
-    line_st *ls;
     line_st *ls_block;       /* the allocation ls sits in, on a host-line boundary */
-    set_st *set;
-    uint64_t *busy;          /* per set, wps words: a bit per way in use */
-    uint32_t wps;
     hidx tix;                /* line number -> line (wide sets only, see find_line) */
-    int scan_sets;           /* lines are found by a scan of their set, not by tix */
     uint64_t *cand;          /* victim candidates of one set (assoc bits) */
     /* MSHRs */
-    mshr_ent *ent;
     uint32_t *ent_free, nent_free; /* freed entries (a stack), and all free entries */
-    uint32_t nent_stack, ent_next, ent_alloc;
-    hidx mix;                /* key -> entry */
-    waiter *ent_w;           /* per entry, its first waiter (W_FIRST) */
+    uint32_t nent_stack, ent_alloc;
     waiter *w;               /* the pool: every later waiter */
     uint64_t seq;
     uint32_t wfree, wbump, wcap;    /* freed pool slots (a list), never-used ones, bound */
     uint32_t walloc, wused;  /* pool slots allocated; waiters held, first ones included */
-    stat_block st;
 };
 
 enum { F_RESV = 1, F_DIRTY = 2, F_USED = 4 };
@@ -455,7 +463,7 @@ cache *cache_new(const cache_cfg *cfg)
     base_err e = {0};
     if (cache_cfg_check(cfg, &e))
         base_panic("cache_new: %s", e.msg);
-    cache *c = base_calloc(1, sizeof *c);
+    cache *c = base_calloc_lines(sizeof *c); /* its host lines as laid out */
     c->cfg = *cfg;
     c->repl = cache_repl_find(cfg->repl);
     c->sectored = cfg->kind == CACHE_SECTOR;
