@@ -173,8 +173,8 @@ typedef struct refusal {
 
 /* Laid out by use: what an access, a fill and their prefetches read of every cache comes
  * first, on host lines of its own (the struct starts on one), because a gather-like run
- * touches the 78 caches of its SMs and slices at random and each line of this struct it reads
- * is then a miss of its own. */
+ * touches its SMs' and slices' caches at random (78 on the default GPU), and each line of
+ * this struct it reads is then a miss of its own. */
 struct cache {
     /* -- host line 0: the arrays, the version, the sizes a hint is checked against */
     uint64_t ver;            /* changes with every change of state (not with refusals) */
