@@ -40,15 +40,15 @@ void icnt_cycle(icnt *n);                    /* one interconnect-clock cycle, bo
 uint32_t icnt_cycle_begin(icnt *n);
 void icnt_subnet_cycle(icnt *n, uint32_t s);
 void icnt_cycle_end(icnt *n);
-/* The packet at the head of dst's output buffer, NULL if none. */
 /* The first destination >= dst whose output holds a packet (ready or still arriving), or the
  * destination count when none does: a walk over the outputs can skip the empty ones. */
 uint32_t icnt_next_held(const icnt *n, int subnet, uint32_t dst);
+/* The packet at the head of dst's output buffer, NULL if none (or not arrived yet). */
 const mem_req *icnt_peek(const icnt *n, int subnet, uint32_t dst);
 mem_req icnt_pop(icnt *n, int subnet, uint32_t dst);
-int icnt_busy(const icnt *n);
+int icnt_busy(const icnt *n);                    /* any packet anywhere */
 int icnt_subnet_busy(const icnt *n, int subnet); /* a packet in the crossbar carrying subnet */
-void icnt_skip(icnt *n, uint64_t cycles);   /* `cycles` calls of icnt_cycle while not busy */                /* any packet anywhere */
+void icnt_skip(icnt *n, uint64_t cycles);        /* `cycles` calls of icnt_cycle while not busy */
 void icnt_foreach(const icnt *n, void (*fn)(void *ctx, int subnet, const mem_req *r), void *ctx);
 /* Flits buffered at each input / output of a subnet (diagnosis). */
 uint32_t icnt_in_flits(const icnt *n, int subnet, uint32_t src);
