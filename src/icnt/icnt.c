@@ -151,6 +151,10 @@ static pkt *ring_push(ring *q, const pkt *p)
     pkt *slot = ring_at(q, q->n);
     *slot = *p;
     q->n++;
+    /* the next push's slot: a ring that holds many packets (gather's replies) has walked
+     * away from its last-used lines, so each push would otherwise wait for one */
+    if (q->n < q->cap)
+        __builtin_prefetch(ring_at(q, q->n), 1);
     return slot;
 }
 
@@ -510,6 +514,8 @@ mem_req icnt_pop(icnt *n, int subnet, uint32_t dst)
     x->head_ready[port] = o->n ? ring_at(o, 0)->t_ready : UINT64_MAX;
     if (!o->n)
         x->held[port / 64] &= ~(1ull << (port % 64));
+    else if (o->n > 1) /* the next pop reads the packet after its own at once (head_ready) */
+        __builtin_prefetch(ring_at(o, 1));
     return r;
 }
 
