@@ -62,6 +62,7 @@ typedef struct pkt {
     uint32_t flits;
     int subnet;
 } pkt;
+_Static_assert(sizeof(pkt) == 64, "a packet, a host line, where its ring's array starts on one");
 
 /* A FIFO of packets by value, with the flits it holds (reserved flits for outputs). It may
  * hold up to max packets (one per flit of its buffer, plus one). Its array starts at
@@ -123,7 +124,7 @@ static void ring_carve(ring *q, uint32_t max, base_slab *b)
 static void ring_grow(ring *q)
 {
     uint32_t cap = q->cap * 2 < q->max ? q->cap * 2 : q->max;
-    pkt *v = base_malloc((size_t)cap * sizeof *v);
+    pkt *v = base_realloc_lines(NULL, 0, (size_t)cap * sizeof *v); /* a packet, a host line */
     uint32_t first = q->cap - q->head < q->n ? q->cap - q->head : q->n;
     memcpy(v, &q->v[q->head], first * sizeof *v);
     memcpy(&v[first], q->v, (q->n - first) * sizeof *v);
