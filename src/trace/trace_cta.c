@@ -451,7 +451,7 @@ static int read_cluster_line(trace_kernel *k, trace_cta *c, base_err *e)
     if (rc == 0)
         rc = read_xyz(k, "cluster cta", c->cluster_cta, e);
     if (rc == 0) {
-        uint64_t v;
+        uint64_t v = 0; /* set when rc > 0; gcc cannot always see it (PGO builds) */
         rc = trace_k_keynum(k, "cluster rank", UINT32_MAX, &v, e);
         if (rc > 0)
             c->cluster_rank = (uint32_t)v;
@@ -485,7 +485,7 @@ static int read_warps(trace_kernel *k, trace_cta *c, base_err *e)
                 return -1;
             continue;
         }
-        uint64_t w;
+        uint64_t w = 0;
         rc = trace_k_keynum(k, "warp", UINT32_MAX, &w, e);
         if (rc < 0)
             return -1;
