@@ -56,8 +56,7 @@ TEST(sim_team_read_ahead_error_matches_serial)
     write_grid("bad_grid", BAD_CTA);
     const char *runs[] = {"--threads=1", "--threads=2 --team_start_ms=0",
                           "--threads=4 --team_start_ms=0", "--threads=2",
-                          "--threads=2 --omp_schedule=static", "--threads=3 --omp_schedule=dynamic",
-                          "--threads=2 --team_start_ms=0 --team_adapt=0 --team_early=1"};
+                          "--threads=2 --omp_schedule=static", "--threads=3 --omp_schedule=dynamic"};
     char *first = NULL;
     for (size_t i = 0; i < BASE_ARRAY_LEN(runs); i++) {
         char json[512];
@@ -175,44 +174,9 @@ TEST(sim_team_many_ctas_same_json)
                           "--threads=2 --team_adapt=0 --team_start_ms=0",
                           "--threads=2 --team_chan_home=spread --team_start_ms=0",
                           "--threads=4 --team_chan_home=main --team_start_ms=0",
-                          "--threads=8 --team_start_ms=0 --team_profile=1",
-                          "--threads=2 --team_adapt=0 --team_start_ms=0 --team_early=1",
-                          "--threads=4 --team_start_ms=0 --team_early=1"};
+                          "--threads=8 --team_start_ms=0 --team_profile=1"};
     same_json("good_grid", runs, BASE_ARRAY_LEN(runs), "", "\"gpu_tot_issued_cta\": 300",
               "\"gpu_tot_issued_cta\": 300");
-}
-
-/* Early SM cycles (team_early, early.c) run while the main thread runs the serial phases;
- * each sample's JSON is the one of one thread, and early cycles did run. Whether a helper
- * gets to an SM before the main thread stops it depends on the host's timing, so each
- * sample has a few tries to show that it ran any; multi's kernels end and launch (edges
- * that run none early). */
-TEST(sim_team_early_cycles_same_json)
-{
-    const char *w[] = {"vectoradd", "reduce", "multi", "gather"};
-    const char *runs[] = {"--threads=1", "--threads=2 --team_early=1",
-                          "--threads=3 --team_early=1 --fast_forward=0",
-                          "--threads=5 --team_early=1"};
-    for (size_t i = 0; i < BASE_ARRAY_LEN(w); i++) {
-        char *first = NULL;
-        int early = 0;
-        for (size_t r = 0; r < BASE_ARRAY_LEN(runs) || (!early && r < 8); r++) {
-            char json[512];
-            const char *run = runs[r < BASE_ARRAY_LEN(runs) ? r : 1];
-            snprintf(json, sizeof json, "%s/early-%s-%zu.json", test_tmpdir(), w[i], r);
-            test_proc p = test_lockstep("run %s --team_start_ms=0 --team_adapt=0 "
-                                        "--stats-json=%s samples/synth/%s", run, json, w[i]);
-            CHECK_EQ(p.status, 0);
-            early |= strstr(p.out, " SM cycles run early during serial phases") != NULL;
-            char *j = test_read_file(json, NULL);
-            CHECK(j != NULL);
-            if (j)
-                same_as_first(&first, j, run);
-        }
-        free(first);
-        if (!early)
-            test_fail_at(__FILE__, __LINE__, "%s: no SM cycle ran early in 8 runs", w[i]);
-    }
 }
 
 /* team_profile prints where the team's time went, as # lines after the rate: the main

@@ -41,9 +41,7 @@ for w in reduce gather sgemm-tiled multi hmma; do
     fi
     i=0
     for opts in "--threads=2" "--threads=2 --team_start_ms=0" "--threads=4 --team_start_ms=0" \
-                "--threads=3 --omp_schedule=static" "--threads=4 --omp_schedule=dynamic" \
-                "--threads=2 --team_start_ms=0 --team_adapt=0 --team_early=1" \
-                "--threads=3 --team_start_ms=0 --team_early=1"; do
+                "--threads=3 --omp_schedule=static" "--threads=4 --omp_schedule=dynamic"; do
         i=$((i + 1))
         # shellcheck disable=SC2086 # opts holds several arguments
         if "$bin" run $opts --stats-json="$work/$w-$i.json" "samples/synth/$w" \

@@ -91,9 +91,6 @@ static void print_rate(FILE *f, const sim_result *r)
                 r->solo_edge_us, r->solo_left_ms);
     else if (r->solo_edge_us > 0)
         fprintf(f, " (last solo period judged: %.2f us a core edge)", r->solo_edge_us);
-    if (r->early_cycles)
-        fprintf(f, "; %llu SM cycles run early during serial phases",
-                (unsigned long long)r->early_cycles);
     if (r->solo_batch_ctas)
         fprintf(f, "; %llu CTAs parsed in parallel batches outside it",
                 (unsigned long long)r->solo_batch_ctas);

@@ -168,15 +168,8 @@ void sim_ff_after_core(sim *g, int moved)
         return;
     int probed = g->ff_armed;
     g->ff_armed = 0;
-    g->ff_hold = 0;
     if (moved)
         return;
-    /* SMs that ran the next cycle early are past the state a look or a probe needs: look
-     * again after the next cycle, which then runs none early (ff_hold) */
-    if (sim_early_join(g)) {
-        g->ff_hold = 1;
-        return;
-    }
     uint64_t t = wake_time(g);
     uint64_t cap = cycle_cap(g);
     if (t == NOW || cap <= g->cycle + FF_MIN)

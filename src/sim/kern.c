@@ -268,14 +268,6 @@ static void memcpy_apply(sim *g, const trace_cmd *c)
     memcpy_range(g, c, from, c->bytes);
 }
 
-/* A launch or a kernel end reads every SM's statistics as of this cycle, so no SM may have
- * run the next one early (sim_kernels_may_end keeps early cycles off such edges). */
-static void early_none(sim *g, const char *what)
-{
-    if (sim_early_join(g))
-        base_panic("internal: %s while SMs ran the next cycle early", what);
-}
-
 static int running(const sim *g, uint64_t *stream_busy, uint64_t stream)
 {
     int n = 0;
@@ -302,7 +294,6 @@ static int launch(sim *g, size_t cmd, base_err *e)
     if (n && (!g->k.concurrent_kernels || busy || n >= g->k.max_concurrent_kernels))
         return 1; /* not yet */
     g->pending_tk = NULL;
-    early_none(g, "a kernel launched");
     run_kernel *rk = &g->rk[g->nrk];
     sim_kernel_result *res = &g->res->k[g->nrk];
     memset(rk, 0, sizeof *rk);
@@ -371,7 +362,6 @@ int sim_kernels_advance(sim *g, base_err *e)
 
 static void kernel_end(sim *g, run_kernel *rk)
 {
-    early_none(g, "a kernel ended");
     sim_kernel_result *res = &g->res->k[rk->res];
     rk->state = RK_DONE;
     res->end_cycle = g->cycle;
@@ -387,13 +377,9 @@ static void kernel_end(sim *g, run_kernel *rk)
     rk->kk.tk = NULL;
 }
 
-/* The run stopped early (max_cycles, max_insts, or an error): close the statistics of
- * unfinished kernels. A stop knob's last edge runs no SM early (sim_early_go); after an error
- * some may have, but then no statistic is reported. */
+/* The run stopped early (max_cycles, max_insts): close the statistics of unfinished kernels. */
 void sim_finish_kernels(sim *g)
 {
-    sim_early_join(g);
-    g->early_any = 0;
     for (size_t i = 0; i < g->nrk; i++)
         if (g->rk[i].state == RK_RUN)
             kernel_end(g, &g->rk[i]);
@@ -429,32 +415,6 @@ void sim_retire(sim *g)
         }
     }
     kernels_end(g);
-}
-
-/* Read before phase C: whether it may end a kernel (and so launch the next, for a launch
- * waits only for an end). A kernel ends once its file has ended and its last resident CTA
- * retired; this cycle's retiring SMs are those with SMF_DONE set, each retiring at most a
- * full SM of CTAs. */
-int sim_kernels_may_end(const sim *g)
-{
-    uint64_t retiring = 0;
-    for (uint32_t w = 0; w < g->smf_words; w++) {
-        uint64_t bits = 0;
-        for (uint32_t t = 0; t < g->smf_threads; t++)
-            bits |= g->smf[(size_t)t * g->smf_stride + (size_t)SMF_DONE * g->smf_words + w];
-        retiring += (uint64_t)__builtin_popcountll(bits);
-    }
-    int running = 0;
-    for (size_t i = 0; i < g->nrk; i++) {
-        const run_kernel *rk = &g->rk[i];
-        if (rk->state != RK_RUN)
-            continue;
-        running = 1;
-        uint64_t resident = rk->issued - g->done_by_uid[rk->kk.uid];
-        if (rk->eof ? retiring > 0 : resident <= retiring * (uint64_t)rk->kk.max_ctas_per_sm)
-            return 1;
-    }
-    return !running && g->next_cmd < g->list->ncmds;
 }
 
 int sim_kernels_launching(const sim *g)
@@ -504,10 +464,8 @@ static int issue_to(sim *g, uint32_t s, base_err *e)
             rk->eof = 1;
             continue;
         }
-        if (need > rk->kk.ninsts) {
-            sim_early_join(g); /* the table may move under an SM running ahead */
+        if (need > rk->kk.ninsts)
             sm_kernel_decode(&rk->kk, &g->k);
-        }
         /* a full first wave keeps every CTA's buffers at once: fresh memory costs a VM's
          * host about 1.6 ms a MB the first time it is touched */
         trace_cta_fit(slot);

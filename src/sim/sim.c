@@ -52,13 +52,10 @@ sim *sim_new(const knobs *k, base_err *e)
     g->smf_threads = k->threads > 1 ? (uint32_t)k->threads : 1;
     g->smf_words = ((g->n_sm > g->n_chan ? g->n_sm : g->n_chan) + 63) / 64;
     g->smf_stride = (SMF_KINDS * g->smf_words + 7) / 8 * 8; /* whole 64-byte lines */
-    size_t bank = (size_t)g->smf_threads * g->smf_stride;
-    g->smf = aligned_alloc(64, 2 * bank * sizeof *g->smf);
+    g->smf = aligned_alloc(64, (size_t)g->smf_threads * g->smf_stride * sizeof *g->smf);
     if (!g->smf)
         base_panic("out of memory (SM flags)");
-    memset(g->smf, 0, 2 * bank * sizeof *g->smf);
-    g->smf_bank[0] = g->smf;
-    g->smf_bank[1] = g->smf + bank;
+    memset(g->smf, 0, (size_t)g->smf_threads * g->smf_stride * sizeof *g->smf);
     g->active = base_calloc(g->n_sm, sizeof *g->active);
     g->park_at = base_calloc(g->n_sm, sizeof *g->park_at);
     g->maybe_active = base_calloc((g->n_sm + 63) / 64, sizeof *g->maybe_active);
@@ -101,7 +98,7 @@ void sim_free(sim *g)
     sim_ff_free(g);
     free(g->sm);
     free(g->part);
-    free(g->smf_bank[0]);
+    free(g->smf);
     free(g->sub_chan);
     free(g->active);
     free(g->park_at);
@@ -195,8 +192,7 @@ static void collect_active(sim *g)
 {
     uint32_t n = 0;
     for (uint32_t wd = 0; wd < (g->n_sm + 63) / 64; wd++) {
-        /* SMs that ran this cycle early (early.c) ran, and are no task now */
-        uint64_t ran = g->early_any ? g->early_ran[wd] : 0, bits = g->maybe_active[wd] & ~ran;
+        uint64_t bits = g->maybe_active[wd], ran = 0;
         while (bits) {
             uint32_t i = wd * 64 + (uint32_t)__builtin_ctzll(bits);
             bits &= bits - 1;
@@ -209,10 +205,7 @@ static void collect_active(sim *g)
             ran |= 1ull << (i % 64);
         }
         g->ran[wd] = ran;
-        if (g->early_any)
-            g->early_ran[wd] = 0;
     }
-    g->early_any = 0;
     g->nactive = n;
 }
 
@@ -248,51 +241,27 @@ void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me)
         (void)mem_q_pop(out);
     if (g->inbox_bits[s / 64] >> (s % 64) & 1)
         sm_inbound_push(u, &g->inbox[s]);
-    sim_sm_report(g, s, me, sm_cycle(u, g->cycle), g->smf, g->cycle);
-}
-
-/* A helper's note that SM s, whose task of cycle cyc it ran, may run cycle cyc + 1 early. */
-static void early_note(sim *g, uint32_t me, uint32_t s, uint64_t cyc)
-{
-    sim_early_thr *h = &g->team.early_thr[me];
-    sim_early_list *l = &h->l[h->fill];
-    if (l->cyc != cyc) {
-        l->cyc = cyc;
-        l->n = 0;
-    }
-    l->sm[l->n++] = s;
-}
-
-void sim_sm_report(sim *g, uint32_t s, uint32_t me, int prog, uint64_t *bank, uint64_t cyc)
-{
-    sm *u = g->sm[s];
-    mem_q *out = sm_outbound(u);
+    int prog = sm_cycle(u, g->cycle);
     /* written only when it changes: eight SMs share a host line, and a store of the same
      * value still takes the line from the cores of its other SMs (every edge, for nothing) */
     uint64_t park = sm_parked(u) ? sm_park_until(u) : 0;
     if (g->park_at[s] != park)
         g->park_at[s] = park;
-    uint64_t *f = bank + (size_t)me * g->smf_stride + s / 64, bit = 1ull << (s % 64);
+    uint64_t *f = g->smf + (size_t)me * g->smf_stride + s / 64, bit = 1ull << (s % 64);
     if (prog)
         f[SMF_PROG * g->smf_words] |= bit;
-    int sends = !mem_q_empty(out);
-    if (sends) {
+    if (!mem_q_empty(out)) {
         g->outbox[s] = *mem_q_front(out);
         f[SMF_OUT * g->smf_words] |= bit;
         if (out->n > 1)
             f[SMF_OUT2 * g->smf_words] |= bit;
     }
-    int inside = sm_active_inside(u);
-    if (inside)
+    if (sm_active_inside(u))
         f[SMF_ACT * g->smf_words] |= bit;
     if (sm_inbound_room(u))
         f[SMF_INROOM * g->smf_words] |= bit;
-    int done = sm_ctas_done(u);
-    if (done)
+    if (sm_ctas_done(u))
         f[SMF_DONE * g->smf_words] |= bit;
-    /* phase C will neither send for it nor retire a CTA, and it stays off the park */
-    if (me && g->early_ok && inside && !sends && !done && !park)
-        early_note(g, me, s, cyc);
 }
 
 /* Before task i runs (the thread's next, most likely): a reply in its SM's inbox was written
@@ -420,8 +389,7 @@ static void run_tasks(sim *g, uint32_t n, unsigned m)
 {
     /* memory-only edges (DRAM clocks run faster than the core) go to the team too: its
      * dispatch costs less than a dozen channels' DRAM cycles */
-    g->edge_team = g->use_team && !g->adapt.solo && (g->nactive > 1 || g->task_chan > 1);
-    if (g->edge_team) {
+    if (g->use_team && !g->adapt.solo && (g->nactive > 1 || g->task_chan > 1)) {
         sim_team_run(g, n, m);
         return;
     }
@@ -460,7 +428,6 @@ static void phase_b(sim *g, unsigned m)
         sim_chans_defer(g);
         return;
     }
-    sim_early_join(g); /* before the active list and any task */
     if (m & 1u << CLK_CORE)
         collect_active(g);
     else
@@ -479,8 +446,6 @@ static void phase_b(sim *g, unsigned m)
     sim_chans_after(g, g->task_chan);
     if (m & 1u << CLK_ICNT)
         icnt_cycle_end(g->net);
-    if (m & 1u << CLK_CORE)
-        sim_early_go(g);
 }
 
 /* ---- phase C ----------------------------------------------------------------------------- */
@@ -543,8 +508,6 @@ static int core_cycle(sim *g, base_err *e)
     sim_retire(g);
     if (sim_kernels_advance(g, e) || sim_issue_ctas(g, e))
         return -1;
-    if (g->early_ok) /* phase C read this bank; the next cycle's early reports are in the other */
-        g->smf = g->smf == g->smf_bank[0] ? g->smf_bank[1] : g->smf_bank[0];
     g->cycle++;
     if (g->use_team && !g->team_deferred && g->k.team_adapt)
         adapt_edge(g);
@@ -562,7 +525,6 @@ static int watchdog(sim *g, base_err *e, FILE *diag)
     }
     if (!g->k.watchdog_cycles || g->cycle - g->last_progress_cycle < (uint64_t)g->k.watchdog_cycles)
         return 0;
-    sim_early_join(g);
     if (diag)
         sim_diagnose(g, diag);
     return base_fail(e, BASE_EXIT_INTERNAL,
@@ -633,12 +595,9 @@ static int run_loop(sim *g, base_err *e, FILE *diag, double until)
         /* counted, not read off the cycle: a fast-forward jumps over cycles. The clock (30 ns)
          * is read every 16 edges: a period must end near its time even where the first
          * CTAs' reads make edges slow (sgemm 256: 256 edges took 190 ms, not 10) */
-        if ((++g->loop_edges & 15) == 0 && until > 0 && base_now_s() > until) {
-            sim_early_join(g);
+        if ((++g->loop_edges & 15) == 0 && until > 0 && base_now_s() > until)
             return 1;
-        }
     }
-    sim_early_join(g);
     sim_sync_sms(g);
     return rc;
 }
@@ -740,7 +699,6 @@ static int run_parallel(sim *g, base_err *e, FILE *diag)
         sim_team_init(&g->team, (uint32_t)g->k.threads, most, g->k.team_profile);
         homes_init(g, (uint32_t)g->k.threads);
         g->use_team = 1;
-        sim_early_init(g);
         g->team_deferred = 1;
         g->adapt.solo = 1;
         g->res->solo_left_ms = -1;
@@ -772,7 +730,6 @@ static int run_parallel(sim *g, base_err *e, FILE *diag)
             profile_keep(g, loop_s, loop_ticks); /* the helpers have stopped: their lines hold */
         }
         g->use_team = 0;
-        sim_early_free(g);
         sim_team_free(&g->team);
         free(g->home_sm);
         g->home_sm = g->home_chan = NULL;
@@ -799,7 +756,6 @@ int sim_run(sim *g, const trace_list *l, sim_result *r, FILE *diag, FILE *progre
     sim_finish_kernels(g);
     r->wall_s = sim_wall() - g->t0;
     r->ff_cycles = g->ff_skipped;
-    r->early_cycles = g->early_total;
     sim_totals_init(&r->total);
     sim_snapshot(g, &r->total);
     for (uint32_t i = 0; i < g->n_sm; i++)

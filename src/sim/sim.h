@@ -70,7 +70,6 @@ typedef struct sim_result {
     int team_threads;
     double team_start_s, solo_edge_us, solo_left_ms;
     uint64_t solo_batch_ctas; /* text CTAs parsed by a parallel region before they started */
-    uint64_t early_cycles;    /* host-side: SM cycles helpers ran early (team_early) */
     sim_team_profile *prof;   /* knob team_profile and a team that started: else NULL */
 } sim_result;
 

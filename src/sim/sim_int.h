@@ -44,30 +44,6 @@ typedef struct sim_adapt {
     int far;           /* the last try lost by SIM_ADAPT_GIVEUP or more */
 } sim_adapt;
 
-/* Early SM cycles (early.c): what one helper ran ahead for an edge, on a line of its own. */
-#define SIM_EARLY_WORDS 7u /* SMs a report can name: 448 */
-enum { SIM_EARLY_RUNNING = 1, SIM_EARLY_DONE = 2 };
-typedef struct sim_early_st {
-    _Alignas(64) _Atomic uint64_t w; /* epoch << 2 | SIM_EARLY_RUNNING or SIM_EARLY_DONE */
-    uint64_t ran[SIM_EARLY_WORDS];   /* the SMs it ran ahead, valid once w says DONE */
-} sim_early_st;
-
-/* A helper's SMs that may run their next cycle early: those whose task of core cycle `cyc`
- * on this helper left nothing for phase C and work inside. Two lists, helper-owned: the one
- * an early run reads and the one its tasks fill meanwhile (l[fill]). */
-typedef struct sim_early_list {
-    uint64_t cyc;
-    uint32_t n;
-    uint32_t *sm;
-} sim_early_list;
-typedef struct sim_early_thr {
-    _Alignas(64) sim_early_list l[2];
-    uint32_t fill;
-    /* ticks: when it saw the last go (0: none open), and the mean of how long the main
-     * thread's serial phases took from there and of one early cycle (its budget) */
-    uint64_t t_go, serial, task;
-} sim_early_thr;
-
 /* One thread's tallies under team_profile, on its own line: written by that thread alone. */
 typedef struct sim_team_tick {
     _Alignas(64) uint64_t busy, tasks, stolen; /* ticks in tasks, tasks run, of them stolen */
@@ -94,9 +70,6 @@ typedef struct sim_team {
     _Atomic int bg;
     _Atomic int bg_stop;
     char pad3[56];
-    /* early SM cycles (early.c): the main thread's word, epoch << 1 (go) or that | 1 (stop) */
-    _Atomic uint64_t early;
-    char pad4[56];
     size_t bg_nrk;              /* the kernels the job looks at */
     uint32_t threads;
     uint32_t epoch;             /* main thread only */
@@ -105,8 +78,6 @@ typedef struct sim_team {
     sim_team_range *range;      /* per thread */
     sim_team_range *fin;        /* per thread: (epoch, tasks finished in it), helpers only */
     sim_team_steals *steals;    /* per thread */
-    sim_early_st *early_st;     /* per thread (helpers only) */
-    sim_early_thr *early_thr;   /* per thread (helpers only) */
     uint32_t edges;             /* edges run since the homes were last rebalanced */
     uint32_t *order;            /* the edge's task numbers, grouped by home thread */
     uint32_t *home;             /* per task of the edge: its home thread */
@@ -171,21 +142,6 @@ struct sim {
      * with something to hand over, and reads threads' lines instead of every unit's. */
     uint64_t *smf;
     uint32_t smf_words, smf_stride, smf_threads;
-    /* With early SM cycles, the flags come in two banks that swap every core cycle: an early
-     * cycle of the next one writes the other bank while phase C reads this one. */
-    uint64_t *smf_bank[2];
-    /* Early SM cycles (early.c): while the main thread runs phases C and A, helpers run the
-     * next cycle of SMs that those phases cannot touch. */
-    int early_ok;              /* the run allows them (team_early, the clocks, the knobs) */
-    int edge_team;             /* this edge's phase B ran on the team */
-    uint32_t early_e;          /* the epoch whose early cycles may be running; 0: none */
-    uint64_t early_cycle;      /* the core cycle of that edge: early cycles run cycle + 1 */
-    uint64_t *early_smf;       /* the flag bank they write */
-    uint64_t *early_allow;     /* SMs phases C and A will not touch (no reply, no CTA) */
-    uint64_t *early_ran;       /* SMs that ran cycle g->cycle early, until phase B takes them */
-    int early_any;             /* early_ran has a bit set */
-    int ff_hold;               /* the fast-forward missed a look: no early cycles this edge */
-    uint64_t early_total;      /* SM cycles run early (host-side figure) */
     uint32_t *active, nactive;
     /* Per SM: the cycle its park ends (sm_park_until) while it is parked, else 0. Written by
      * the SM's own task right after its cycle (one slot per SM, no other writer in phase B),
@@ -402,17 +358,6 @@ void sim_team_jobs(sim *g, uint32_t n, void (*fn)(struct sim *g, void *ctx, uint
  * for a serial phase before the team has started (team_deferred). */
 void sim_solo_jobs(sim *g, uint32_t n, void (*fn)(struct sim *g, void *ctx, uint32_t i),
                    void *ctx);
-/* early.c */
-void sim_early_init(sim *g);  /* with the team: whether and how the run allows them */
-void sim_early_free(sim *g);
-void sim_early_go(sim *g);    /* main thread, after phase B of a core edge */
-int sim_early_join(sim *g);   /* main thread: early cycles ended; 1 if any SM ran one */
-void sim_early_run(sim *g, uint32_t me, uint32_t e); /* helper: its SMs, if epoch e went */
-void sim_early_seen(sim *g, uint32_t me);            /* helper: a new epoch opened */
-/* The end of SM s's task of core cycle cyc on thread me: its report for phase C into flag
- * bank f, and its place on the helper's list. */
-void sim_sm_report(sim *g, uint32_t s, uint32_t me, int prog, uint64_t *f, uint64_t cyc);
-int sim_kernels_may_end(const sim *g); /* kern.c: phase C of this cycle may end a kernel */
 /* team.c */
 uint32_t sim_team_max_tasks(void);
 void sim_team_init(sim_team *t, uint32_t threads, uint32_t max_tasks, int profile);

@@ -84,9 +84,6 @@ void sim_team_init(sim_team *t, uint32_t threads, uint32_t max_tasks, int profil
     atomic_init(&t->keep, TEAM_STEAL_KEEP);
     atomic_init(&t->bg, 0);
     atomic_init(&t->bg_stop, 0);
-    atomic_init(&t->early, 0);
-    t->early_st = NULL;
-    t->early_thr = NULL;
     t->epoch = 0;
 }
 
@@ -223,7 +220,6 @@ static uint32_t helpers_done(sim_team *t, uint32_t e)
 void sim_team_run(sim *g, uint32_t n, unsigned mask)
 {
     sim_team *t = &g->team;
-    sim_early_join(g); /* the helpers' early cycles end before they take new tasks */
     if (!g->job && ++t->edges == SIM_REBALANCE_EDGES) {
         sim_homes_rebalance(g);
         t->edges = 0;
@@ -268,22 +264,15 @@ void sim_team_run(sim *g, uint32_t n, unsigned mask)
 void sim_team_work(sim *g, uint32_t me)
 {
     sim_team *t = &g->team;
-    uint32_t seen = 0, idle = 0, early = 0;
+    uint32_t seen = 0, idle = 0;
     while (!atomic_load_explicit(&t->stop, memory_order_acquire)) {
         uint32_t e = atomic_load_explicit(&t->open, memory_order_acquire);
         if (e != seen) {
             seen = e;
-            if (g->early_ok)
-                sim_early_seen(g, me);
             uint32_t ran = work(g, t, me, e);
             if (ran) /* a helper that ran nothing leaves the main thread's copy of its line */
                 atomic_store_explicit(&t->fin[me].w, (uint64_t)e << 32 | ran,
                                       memory_order_release);
-            idle = 0;
-        } else if (early != seen && atomic_load_explicit(&t->early, memory_order_acquire) ==
-                                        (uint64_t)seen << 1) {
-            early = seen; /* the main thread runs phases C and A now (early.c) */
-            sim_early_run(g, me, seen);
             idle = 0;
         } else if (atomic_load_explicit(&t->bg, memory_order_relaxed) == SIM_BG_POSTED) {
             sim_ahead_bg(g); /* between edges, so no edge waits for it */
