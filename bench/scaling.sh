@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The many-core scaling measurement in one command (not part of the test run): lsbench's
+# large workloads at 1, 2, 4, ... threads on the default GPU and the H100 preset, the same
+# at four times the length, and the thread team's profile by thread count (where the loop's
+# time goes as threads are added). Meant for a lent many-core machine, whose minutes are few:
+# on 16 cores it takes 5-6 minutes; QUICK=1 runs a small version for a dry run.
+# Usage: bench/scaling.sh [OUTDIR]     (default /tmp/lockstep-scaling; THREADS=1,2,4 to choose)
+# Writes OUTDIR/{default,h100,default-x4,h100-x4}.{txt,json} and OUTDIR/profile.txt.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-/tmp/lockstep-scaling}
+cores=$(nproc)
+threads=${THREADS:-}
+if [ -z "$threads" ]; then
+    threads=1
+    for ((t = 2; t <= cores; t *= 2)); do threads+=",$t"; done
+    [ "${threads##*,}" = "$cores" ] || threads+=",$cores"
+fi
+reps=3 wide="1,${threads##*,}"
+if [ "${QUICK:-0}" = 1 ]; then threads=1,2 reps=1 wide=1,2; fi
+bin=build/lockstep lsb=build/lsbench
+[ -x "$bin" ] && [ -x "$lsb" ] || make -s "$bin" "$lsb" || exit 1
+mkdir -p "$out" || exit 1
+rc=0
+
+table() { # name lsbench-args...
+    local name=$1
+    shift
+    echo "== $name ($(date -u +%T) UTC)"
+    "$lsb" --large --only large/ --native --repeats "$reps" --json "$out/$name.json" "$@" \
+        >"$out/$name.txt" 2>&1 || rc=1
+    grep -E '^\| (workload|large/)|^slowest|^round trip|^with the median' "$out/$name.txt"
+}
+
+table default --threads "$threads"
+table h100 --threads "$threads" --extra=--preset=h100
+table default-x4 --threads "$wide" --scale 4 --no-core-check
+table h100-x4 --threads "$wide" --scale 4 --no-core-check --extra=--preset=h100
+
+# The team forced on from the first edge, so every thread count runs the same edges as a team.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+{
+    echo "== team profile by threads, native traces, default GPU ($(date -u +%T) UTC)"
+    for w in vectoradd reduce; do
+        "$bin" synth "$w" --n=1M --out "$work/$w" >/dev/null &&
+            "$bin" trace convert --to native "$work/$w" --out "$work/$w.n" >/dev/null || rc=1
+        for t in ${threads//,/ }; do
+            echo "-- $w --n=1M native, --threads=$t"
+            "$bin" run "$work/$w.n" --threads="$t" --team_adapt=0 --team_start_ms=0 \
+                --team_profile=1 | grep -E '^# (simulation rate|team profile)' || rc=1
+        done
+    done
+} >"$out/profile.txt"
+cat "$out/profile.txt"
+echo "results in $out"
+exit $rc
