@@ -188,6 +188,62 @@ TEST(sim_deterministic_synth_samples)
     }
 }
 
+/* Windowed mode: the JSON is byte-identical for 1 to 4 threads, with and without parking
+ * and deferred DRAM edges (results depend on sync_window, never on the host). */
+static void same_json_windowed(const char *trace, const char *cfgdir)
+{
+    char cfg[600] = "";
+    if (cfgdir)
+        snprintf(cfg, sizeof cfg, "--config=%s/gpgpusim.config --config=%s/trace.config "
+                 "--kernel_launch_latency=0", cfgdir, cfgdir);
+    const char *runs[] = {"--threads=1", "--threads=2", "--threads=3 --fast_forward=0",
+                          "--threads=4 --dram_defer=0"};
+    char *first = NULL;
+    for (int i = 0; i < (int)BASE_ARRAY_LEN(runs); i++) {
+        char out[512];
+        snprintf(out, sizeof out, "%s/win-%d.json", test_tmpdir(), i);
+        test_proc p = test_lockstep("run --sync_window=16 %s %s --stats-json=%s %s", cfg, runs[i],
+                                    out, trace);
+        CHECK_EQ(p.status, 0);
+        char *j = test_read_file(out, NULL);
+        CHECK(j != NULL);
+        if (!j)
+            break;
+        if (!first) {
+            first = j;
+            CHECK(strstr(j, "\"sync_window\": 16") != NULL);
+        } else {
+            if (strcmp(first, j))
+                test_fail_at(__FILE__, __LINE__, "%s: windowed JSON differs with %s", trace,
+                             runs[i]);
+            free(j);
+        }
+    }
+    free(first);
+}
+
+TEST(sim_windowed_deterministic)
+{
+    const char *w[] = {"vectoradd", "saxpy-stride", "reduce", "sgemm-tiled", "stencil2d", "hmma",
+                       "gather", "histogram", "branchy", "pchase", "multi"};
+    for (size_t i = 0; i < BASE_ARRAY_LEN(w); i++) {
+        char dir[256];
+        snprintf(dir, sizeof dir, "samples/synth/%s", w[i]);
+        same_json_windowed(dir, NULL);
+    }
+    for (size_t i = 0; i < BASE_ARRAY_LEN(CASES); i++) {
+        char rel[256], trace[512], cfg[512];
+        snprintf(rel, sizeof rel, "traces/accelsim/%s", CASES[i].trace);
+        const char *p = test_shared_path(rel);
+        if (!p)
+            return;
+        snprintf(trace, sizeof trace, "%s", p);
+        snprintf(rel, sizeof rel, "reference/accelsim-configs/%s", CASES[i].config);
+        snprintf(cfg, sizeof cfg, "%s", test_shared_path(rel));
+        same_json_windowed(trace, cfg);
+    }
+}
+
 /* MacSim GPU traces run through the converter: every warp instruction is simulated. */
 TEST(sim_runs_macsim_traces)
 {

@@ -291,6 +291,63 @@ TEST(sim_fast_forward_is_exact)
     knob_free(&c);
 }
 
+/* Windowed mode (sync_window = W, docs/TIMING.md): each SM's two links add W cycles each way,
+ * which the compensation takes off the ROP latency. With every clock at the core's (so the
+ * memory side's edges keep their phase to the core's however far a request is moved), a
+ * dependent L2 hit then takes exactly as long as in the exact mode, and 2W longer without the
+ * compensation; the CTA's end is seen at the end of its window, cycle kW, so a run lasts the
+ * exact run's cycles rounded up to a window end. */
+TEST(sim_window_link_latency)
+{
+    knob_cfg c;
+    su_knobs(&c);
+    c.v.l1d_adaptive = 0;
+    c.v.l1d_assoc = 2;
+    c.v.clock_icnt_mhz = c.v.clock_l2_mhz = c.v.clock_dram_mhz = c.v.clock_core_mhz;
+    uint64_t base = per_load(&c, 64, 128);
+    sim_result r0, r1;
+    uint64_t whole = pchase(&c, 64, 2, 128, &r0);
+    for (int64_t w = 1; w <= 16; w *= 4) {
+        c.v.sync_window = w;
+        c.v.sync_window_compensate = 1;
+        CHECK_EQ(per_load(&c, 64, 128), base);
+        uint64_t cyc = pchase(&c, 64, 2, 128, &r1);
+        CHECK_EQ(cyc, (whole - 1 + (uint64_t)w - 1) / (uint64_t)w * (uint64_t)w + 1);
+        CHECK_EQ(su_total(&r1, "l2", "accesses"), su_total(&r0, "l2", "accesses"));
+        CHECK_EQ(su_total(&r1, "l2", "misses"), su_total(&r0, "l2", "misses"));
+        sim_result_free(&r1);
+        c.v.sync_window_compensate = 0;
+        CHECK_EQ(per_load(&c, 64, 128), base + 2 * (uint64_t)w);
+    }
+    sim_result_free(&r0);
+    knob_free(&c);
+}
+
+/* The compensation cannot take more than the ROP latency has: a clear error, no run. */
+TEST(sim_window_needs_rop_latency)
+{
+    knob_cfg c;
+    su_knobs(&c);
+    c.v.l2_rop_latency = 15;
+    c.v.sync_window = 8;
+    su_kernel k;
+    su_begin(&k, "win", 1, 32, 0);
+    su_cta_begin(&k);
+    su_exit(&k, 0);
+    su_cta_end(&k);
+    su_end(&k);
+    sim_result r;
+    base_err e = {0};
+    CHECK_EQ(su_run(k.dir, &c, &r, &e), -1);
+    CHECK_HAS(e.msg, "sync_window=8 needs l2_rop_latency of at least 16");
+    c.v.sync_window_compensate = 0;
+    CHECK_EQ(su_run(k.dir, &c, &r, &e), 0);
+    CHECK_EQ(su_total(&r, "sm", "warp_insts"), 1);
+    sim_result_free(&r);
+    su_rmdir(k.dir);
+    knob_free(&c);
+}
+
 /* Warp w loads R4-R7 from four pages of block `block`, a line per lane, then adds R4 and R5. */
 static void scatter_warp(su_kernel *k, uint32_t w, uint64_t block)
 {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The parallel code under ThreadSanitizer (make tsan): the thread team's tests, then bundled
-# samples on 2 to 4 threads under every schedule, each run's statistics compared with the
-# one-thread run's. Any report ends the run that made it with exit status 66, which fails.
+# samples on 2 to 4 threads under every schedule and in the windowed mode, each run's
+# statistics compared with the one-thread run's. Any report ends the run that made it with exit status 66, which fails.
 # usage: tsan-check.sh BIN TESTS WORKDIR
 set -u
 bin=$1
@@ -51,6 +51,27 @@ for w in reduce gather sgemm-tiled multi hmma; do
             fail=$((fail + 1))
             tail -60 "$work/$w-$i.err"
             echo "FAIL: $w $opts (a report above, or statistics unlike one thread's)"
+        fi
+    done
+done
+# the windowed mode (sync_window): its own one-thread statistics against 2 and 4 threads
+for w in reduce gather multi; do
+    if ! "$bin" run --threads=1 --sync_window=16 --stats-json="$work/$w-wbase.json" \
+        "samples/synth/$w" >/dev/null 2>"$work/$w-wbase.err"; then
+        fail=$((fail + 1))
+        tail -40 "$work/$w-wbase.err"
+        echo "FAIL: $w windowed on one thread"
+        continue
+    fi
+    for t in 2 4; do
+        if "$bin" run --threads=$t --sync_window=16 --stats-json="$work/$w-w$t.json" \
+            "samples/synth/$w" >/dev/null 2>"$work/$w-w$t.err" &&
+            cmp -s "$work/$w-wbase.json" "$work/$w-w$t.json"; then
+            pass=$((pass + 1))
+        else
+            fail=$((fail + 1))
+            tail -60 "$work/$w-w$t.err"
+            echo "FAIL: $w --sync_window=16 --threads=$t (a report above, or statistics unlike one thread's)"
         fi
     done
 done

@@ -14,6 +14,18 @@ sim *sim_new(const knobs *k, base_err *e)
 {
     sim *g = base_calloc(1, sizeof *g);
     g->k = *k;
+    if (k->sync_window > 0 && k->sync_window_compensate) {
+        if (k->l2_rop_latency < 2 * k->sync_window) {
+            base_fail(e, BASE_EXIT_USAGE,
+                      "sync_window=%lld needs l2_rop_latency of at least %lld to take its links' "
+                      "latency off (it is %lld; or set sync_window_compensate=0)",
+                      (long long)k->sync_window, 2 * (long long)k->sync_window,
+                      (long long)k->l2_rop_latency);
+            free(g);
+            return NULL;
+        }
+        g->k.l2_rop_latency -= 2 * k->sync_window; /* the links carry it instead */
+    }
     if (mem_map_init(&g->map, &g->k, e)) {
         free(g);
         return NULL;
@@ -111,11 +123,12 @@ void sim_free(sim *g)
     free(g->popq);
     free(g->sm_open);
     sim_chans_free(g);
+    sim_window_free(g);
     free(g);
 }
 
 /* Which domains tick next (GPGPU-Sim's next_clock_domain): all whose edge is earliest. */
-static unsigned next_edges(sim *g)
+unsigned sim_next_edges(sim *g)
 {
     uint64_t t = g->next[0];
     for (int i = 1; i < CLK_N; i++)
@@ -160,7 +173,7 @@ static void replies_to_sms(sim *g)
 /* Requests leave the interconnect into their sub-partitions' ROP queues. This commutes with
  * the DRAM cycle of the same edge (which touches neither the ROP nor the L2 input queue), so
  * it runs first and the partition cycles can all run together in phase B. */
-static void icnt_to_parts(sim *g)
+void sim_icnt_to_parts(sim *g)
 {
     if (!icnt_subnet_busy(g->net, ICNT_REQ))
         return;
@@ -516,7 +529,7 @@ static int core_cycle(sim *g, base_err *e)
 
 /* A launch latency counting down is waiting with an end, not a deadlock (a watchdog shorter
  * than kernel_launch_latency used to stop every run at its first launch). */
-static int watchdog(sim *g, base_err *e, FILE *diag)
+int sim_watchdog(sim *g, base_err *e, FILE *diag)
 {
     if (g->moved || sim_kernels_launching(g)) {
         g->moved = 0;
@@ -533,7 +546,7 @@ static int watchdog(sim *g, base_err *e, FILE *diag)
                      (long long)g->k.watchdog_cycles, (unsigned long long)g->cycle);
 }
 
-static int stop_now(sim *g)
+int sim_stop_now(sim *g)
 {
     if (g->k.max_cycles && g->cycle >= (uint64_t)g->k.max_cycles)
         return 1;
@@ -548,14 +561,14 @@ static int stop_now(sim *g)
 
 static int step(sim *g, base_err *e)
 {
-    unsigned m = next_edges(g);
+    unsigned m = sim_next_edges(g);
     g->sm_upto = g->cycle;
     if (m & 1u << CLK_CORE)
         replies_to_sms(g);
     if (m & 1u << CLK_ICNT)
         sim_chans_replies_out(g);
     if (m & 1u << CLK_L2)
-        icnt_to_parts(g);
+        sim_icnt_to_parts(g);
     phase_b(g, m);
     if (m & 1u << CLK_CORE)
         return core_cycle(g, e) ? -1 : 1;
@@ -581,11 +594,11 @@ static int run_loop(sim *g, base_err *e, FILE *diag, double until)
         if (!core)
             continue;
         int moved = g->moved != 0;
-        if (watchdog(g, e, diag)) {
+        if (sim_watchdog(g, e, diag)) {
             rc = -1;
             break;
         }
-        if (stop_now(g)) {
+        if (sim_stop_now(g)) {
             g->res->stopped = 1;
             break;
         }
@@ -692,6 +705,8 @@ static void profile_keep(sim *g, double loop_s, uint64_t loop_ticks)
  * lost (pchase 0.74-0.78x, hmma 0.85-0.90x). A run that ends sooner never starts them. */
 static int run_parallel(sim *g, base_err *e, FILE *diag)
 {
+    if (g->k.sync_window > 0)
+        return sim_run_windowed(g, e, diag);
 #ifdef _OPENMP
     /* phase B's most tasks: the read-ahead, two subnets, every channel and SM */
     uint32_t most = 3 + g->n_chan + g->n_sm;

@@ -100,6 +100,38 @@ typedef struct sim_chans {
     uint64_t now;                /* the core cycle the last memory edge saw */
 } sim_chans;
 
+/* Windowed mode (window.c): SM s's two links to the memory side, rings of cap entries each
+ * (requests out at 2s, replies in at 2s + 1, stamped with the core cycle they may leave).
+ * Each side's indices sit on host lines of their own (sim_wsm written by the SM's task,
+ * sim_wmem by the memory task); the *_seen copies of the other side's, written serially
+ * between windows, are all a task reads of the other. */
+typedef struct sim_wsm {
+    _Alignas(64) uint32_t out_tail, in_head;
+    uint32_t out_head_seen, in_tail_seen;
+} sim_wsm;
+typedef struct sim_wmem {
+    _Alignas(64) uint32_t out_head, in_tail;
+    uint32_t out_tail_seen, in_head_seen;
+} sim_wmem;
+/* One thread's range of a window's SM tasks: it takes them from `next` up, and so do the
+ * other threads once theirs is empty. */
+typedef struct sim_wrange {
+    _Alignas(64) _Atomic uint32_t next;
+    uint32_t end;
+    double sm_s;         /* seconds this thread spent in SM tasks in the window */
+    uint32_t sm_n;       /* ... and how many it ran */
+} sim_wrange;
+typedef struct sim_window {
+    uint32_t len, cap;   /* W core cycles; entries a link holds (a power of two, >= 2W) */
+    sim_wrange *range;   /* per thread */
+    double mem_s, sm_s;  /* running means: the memory task's seconds, an SM task's */
+    mem_req *req;
+    uint64_t *at;
+    sim_wsm *sm;
+    sim_wmem *mem;
+    uint64_t *out_bits;  /* SMs whose outbound link has entries the memory side may take */
+} sim_window;
+
 typedef struct run_kernel {
     sm_kernel kk;
     int state;              /* RK_* */
@@ -198,6 +230,8 @@ struct sim {
     void *job_ctx;
     uint32_t job_n;
     sim_chans ch;
+    int windowed;              /* sync_window > 0: the run goes window by window (window.c) */
+    sim_window w;
     /* watchdog */
     uint64_t moved, last_progress_cycle;
     /* progress line */
@@ -282,6 +316,8 @@ static inline int sim_spread(const sim *g)
  * fetching for it in a serial phase warm the cache that will use it. */
 static inline int sim_sm_here(const sim *g, uint32_t s)
 {
+    if (g->windowed) /* the SM's own task is running meanwhile */
+        return 0;
     return !sim_spread(g) || !g->home_sm[s];
 }
 
@@ -296,6 +332,14 @@ void sim_chans_pushed(sim *g, uint32_t c);         /* a request entered channel 
 int sim_chans_may_act(const sim *g, uint32_t c);   /* 0: no wake to ask (ff.c) */
 void sim_chans_replies_out(sim *g);                /* replies into the interconnect */
 void sim_sync_channels(sim *g); /* before a serial phase reads or prefills a channel */
+/* window.c */
+int sim_run_windowed(sim *g, base_err *e, FILE *diag); /* sync_window > 0: the whole run */
+void sim_window_free(sim *g);
+/* sim.c, for window.c: the exact loop's pieces that do not touch the SMs */
+unsigned sim_next_edges(sim *g);   /* which clock domains tick next; advances them */
+void sim_icnt_to_parts(sim *g);    /* requests out of the crossbar into the ROP queues */
+int sim_watchdog(sim *g, base_err *e, FILE *diag);
+int sim_stop_now(sim *g);
 /* kern.c */
 int sim_kernels_advance(sim *g, base_err *e);  /* launches what may launch; 0 or -1 */
 int sim_issue_ctas(sim *g, base_err *e);
