@@ -291,12 +291,12 @@ TEST(sim_fast_forward_is_exact)
     knob_free(&c);
 }
 
-/* Windowed mode (sync_window = W, docs/TIMING.md): each SM's two links add W cycles each way,
- * which the compensation takes off the ROP latency. With every clock at the core's (so the
- * memory side's edges keep their phase to the core's however far a request is moved), a
- * dependent L2 hit then takes exactly as long as in the exact mode, and 2W longer without the
- * compensation; the CTA's end is seen at the end of its window, cycle kW, so a run lasts the
- * exact run's cycles rounded up to a window end. */
+/* Windowed mode (sync_window = W, docs/TIMING.md): a request and its reply cross four links
+ * of W cycles (SM to crossbar to sub-partition and back), which the compensation takes off the
+ * ROP latency. With every clock at the core's (so the memory side's edges keep their phase to
+ * the core's however far a request is moved), a dependent L2 hit then takes exactly as long as
+ * in the exact mode, and 4W longer without the compensation; the CTA's end is seen at the end
+ * of its window, cycle kW, so a run lasts the exact run's cycles rounded up to a window end. */
 TEST(sim_window_link_latency)
 {
     knob_cfg c;
@@ -317,7 +317,7 @@ TEST(sim_window_link_latency)
         CHECK_EQ(su_total(&r1, "l2", "misses"), su_total(&r0, "l2", "misses"));
         sim_result_free(&r1);
         c.v.sync_window_compensate = 0;
-        CHECK_EQ(per_load(&c, 64, 128), base + 2 * (uint64_t)w);
+        CHECK_EQ(per_load(&c, 64, 128), base + 4 * (uint64_t)w);
     }
     sim_result_free(&r0);
     knob_free(&c);
@@ -328,7 +328,7 @@ TEST(sim_window_needs_rop_latency)
 {
     knob_cfg c;
     su_knobs(&c);
-    c.v.l2_rop_latency = 15;
+    c.v.l2_rop_latency = 31;
     c.v.sync_window = 8;
     su_kernel k;
     su_begin(&k, "win", 1, 32, 0);
@@ -339,7 +339,7 @@ TEST(sim_window_needs_rop_latency)
     sim_result r;
     base_err e = {0};
     CHECK_EQ(su_run(k.dir, &c, &r, &e), -1);
-    CHECK_HAS(e.msg, "sync_window=8 needs l2_rop_latency of at least 16");
+    CHECK_HAS(e.msg, "sync_window=8 needs l2_rop_latency of at least 32");
     c.v.sync_window_compensate = 0;
     CHECK_EQ(su_run(k.dir, &c, &r, &e), 0);
     CHECK_EQ(su_total(&r, "sm", "warp_insts"), 1);

@@ -185,6 +185,10 @@ void sim_chans_replies_out(sim *g)
 
 void sim_sync_channels(sim *g)
 {
+    if (g->windowed) {
+        sim_window_sync_channels(g);
+        return;
+    }
     for (uint32_t c = 0; c < g->n_chan; c++) {
         catch_up(&g->ch, g->part[c], c, g->ch.dram_edges, g->ch.now);
         mem_part_set_now(g->part[c], g->ch.now);

@@ -15,16 +15,16 @@ sim *sim_new(const knobs *k, base_err *e)
     sim *g = base_calloc(1, sizeof *g);
     g->k = *k;
     if (k->sync_window > 0 && k->sync_window_compensate) {
-        if (k->l2_rop_latency < 2 * k->sync_window) {
+        if (k->l2_rop_latency < 4 * k->sync_window) {
             base_fail(e, BASE_EXIT_USAGE,
                       "sync_window=%lld needs l2_rop_latency of at least %lld to take its links' "
                       "latency off (it is %lld; or set sync_window_compensate=0)",
-                      (long long)k->sync_window, 2 * (long long)k->sync_window,
+                      (long long)k->sync_window, 4 * (long long)k->sync_window,
                       (long long)k->l2_rop_latency);
             free(g);
             return NULL;
         }
-        g->k.l2_rop_latency -= 2 * k->sync_window; /* the links carry it instead */
+        g->k.l2_rop_latency -= 4 * k->sync_window; /* the links carry it instead */
     }
     if (mem_map_init(&g->map, &g->k, e)) {
         free(g);

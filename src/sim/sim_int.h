@@ -100,36 +100,66 @@ typedef struct sim_chans {
     uint64_t now;                /* the core cycle the last memory edge saw */
 } sim_chans;
 
-/* Windowed mode (window.c): SM s's two links to the memory side, rings of cap entries each
- * (requests out at 2s, replies in at 2s + 1, stamped with the core cycle they may leave).
- * Each side's indices sit on host lines of their own (sim_wsm written by the SM's task,
- * sim_wmem by the memory task); the *_seen copies of the other side's, written serially
- * between windows, are all a task reads of the other. */
-typedef struct sim_wsm {
+/* Windowed mode (window.c). Links: rings of cap entries, each stamped with the core cycle it
+ * may leave the link; SM s's at 2s (requests out) and 2s + 1 (replies in), sub-partition i's
+ * at 2i (requests in) and 2i + 1 (replies out). Each link's producer and consumer keep their
+ * indices on host lines of their own, with copies of the other side's (the *_seen fields,
+ * written serially between windows), which is all a task reads of the other side. */
+typedef struct sim_wsm {      /* SM s's side, written by its task */
     _Alignas(64) uint32_t out_tail, in_head;
     uint32_t out_head_seen, in_tail_seen;
 } sim_wsm;
-typedef struct sim_wmem {
+typedef struct sim_wxs {      /* the crossbar's side of SM s's links */
     _Alignas(64) uint32_t out_head, in_tail;
     uint32_t out_tail_seen, in_head_seen;
-} sim_wmem;
-/* One thread's range of a window's SM tasks: it takes them from `next` up, and so do the
- * other threads once theirs is empty. */
+} sim_wxs;
+typedef struct sim_wxp {      /* the crossbar's side of sub-partition i's links */
+    _Alignas(64) uint32_t req_tail, rep_head;
+    uint32_t req_head_seen, rep_tail_seen;
+} sim_wxp;
+typedef struct sim_wcp {      /* sub-partition i's side, written by its channel's task */
+    _Alignas(64) uint32_t req_head, rep_tail;
+    uint32_t req_tail_seen, rep_head_seen;
+} sim_wcp;
+typedef struct sim_wchan {    /* a channel's books, written by its task or, between, serially */
+    _Alignas(64) unsigned busy; /* 1: DRAM side busy, 2: L2 side busy (mem_part_idle) */
+    int quiet;                /* nothing busy, no reply waiting: no task until a request comes */
+    uint64_t skip;            /* quiet DRAM edges not yet handed over (mem_part_skip) */
+    uint64_t now;             /* a quiet L2 side's last edge not yet handed over (set_now) */
+    uint64_t moved;           /* hand-overs in the window, for the watchdog */
+} sim_wchan;
+typedef struct sim_wedge {    /* one clock edge of the window */
+    uint64_t cycle;           /* the core cycle it sees (g->cycle in the exact loop) */
+    unsigned m;               /* its clock domains */
+} sim_wedge;
+/* One thread's range of a window's tasks: it takes them from `next` up, and so do the other
+ * threads once theirs is empty. */
 typedef struct sim_wrange {
     _Alignas(64) _Atomic uint32_t next;
     uint32_t end;
-    double sm_s;         /* seconds this thread spent in SM tasks in the window */
-    uint32_t sm_n;       /* ... and how many it ran */
 } sim_wrange;
 typedef struct sim_window {
-    uint32_t len, cap;   /* W core cycles; entries a link holds (a power of two, >= 2W) */
-    sim_wrange *range;   /* per thread */
-    double mem_s, sm_s;  /* running means: the memory task's seconds, an SM task's */
-    mem_req *req;
-    uint64_t *at;
+    uint32_t len, cap;        /* W core cycles; entries a link holds (a power of two, >= 2W) */
+    mem_req *req, *preq;      /* the SMs' links, the sub-partitions' */
+    uint64_t *at, *pat;
     sim_wsm *sm;
-    sim_wmem *mem;
-    uint64_t *out_bits;  /* SMs whose outbound link has entries the memory side may take */
+    sim_wxs *xs;
+    sim_wxp *xp;
+    sim_wcp *cp;
+    sim_wchan *ch;
+    uint64_t *out_bits;       /* the crossbar's: SMs whose request link has entries it may take */
+    sim_wedge *edge;
+    uint32_t nedge, edge_cap;
+    uint64_t ndram, last_l2; /* the window's DRAM edges; its last L2 edge's cycle (0: none) */
+    uint32_t *chan_task, nchan_task; /* the channels with a task in the window */
+    uint64_t xb_moved;        /* the crossbar task's hand-overs, written as it ends */
+    sim_wrange *range;        /* per thread: its slice of order[] */
+    /* homes (threads > 1): thread t's SMs are sm_first[t] .. sm_first[t+1]-1 */
+    uint32_t *sm_first, *home_sm, *home_chan;
+    uint32_t *order;          /* the window's task numbers, grouped by home */
+    double *dur;              /* each one's seconds, by its place in order[] */
+    double *load;             /* per thread: running mean of its homed work's seconds */
+    uint32_t windows;
 } sim_window;
 
 typedef struct run_kernel {
@@ -335,6 +365,7 @@ void sim_sync_channels(sim *g); /* before a serial phase reads or prefills a cha
 /* window.c */
 int sim_run_windowed(sim *g, base_err *e, FILE *diag); /* sync_window > 0: the whole run */
 void sim_window_free(sim *g);
+void sim_window_sync_channels(sim *g); /* the counted edges of channels without a task */
 /* sim.c, for window.c: the exact loop's pieces that do not touch the SMs */
 unsigned sim_next_edges(sim *g);   /* which clock domains tick next; advances them */
 void sim_icnt_to_parts(sim *g);    /* requests out of the crossbar into the ROP queues */

@@ -1,14 +1,14 @@
 /* sim window: the windowed mode (sync_window = W > 0).
  *
  * The exact loop hands every core cycle to the threads and back, because a reply or a
- * request may cross between an SM and the interconnect in the very next cycle (the crossbar
- * adds no latency, docs/TIMING.md "Threads"). Here the model gets the latency that lets the
- * two sides run apart: between each SM and the interconnect sits a link of W core cycles
- * each way, a ring of stamped entries (sim_wlink). A request an SM sends in cycle c may enter
- * the crossbar from cycle c + W on; a reply the crossbar hands out in cycle c reaches its SM
- * from cycle c + W on. So within a window of W core cycles nothing one side does reaches the
- * other, and each SM runs its W cycles as one task while one more task runs the memory side
- * (interconnect, L2 slices, DRAM) through the same span, all at once on any threads.
+ * request may cross between an SM, the interconnect and a memory channel in the very next
+ * cycle (the crossbar adds no latency, docs/TIMING.md "Threads"). Here the model gets the
+ * latency that lets them run apart: a link of W core cycles each way sits between each SM and
+ * the interconnect, and between the interconnect and each L2 sub-partition. A link is a ring
+ * of entries stamped with the core cycle they may leave it: a request an SM sends in cycle c
+ * may enter the crossbar from cycle c + W on, and so on for every crossing. So within a window
+ * of W core cycles nothing one unit does reaches another, and every SM, every memory channel
+ * and the crossbar each run the window as one task, all at once on any threads.
  *
  * Each link has one producer and one consumer, and each reads the other's index only as it
  * stood at the window's start (the *_seen copies, set serially between windows): room and
@@ -17,12 +17,13 @@
  * at full rate, one entry a cycle, the consumer drains the previous window's W while the
  * producer adds this window's, so credits seen a window late never throttle a flowing link.
  *
- * Between windows, serially: CTAs retire and issue (so a CTA starts up to W - 1 cycles later
- * than in the exact loop, and a kernel's end is seen at a window's end), kernels launch,
- * and the watchdog, the stop knobs and the progress line are looked at. Windows end at core
- * cycles that are multiples of W, where CTAs then issue, as the exact loop would at that
- * cycle. The global fast-forward does not run; a parked SM skips its cycles inside its task,
- * and an idle memory side costs a few instructions an edge. */
+ * A window is every clock edge after the previous window's last core edge up to and including
+ * the core edge of its last cycle; the edges are listed once, serially, and each task walks
+ * the list. After it, serially: CTAs retire and issue (so a CTA starts up to W - 1 cycles
+ * later than in the exact loop, and a kernel's end is seen at a window's end), kernels
+ * launch, and the watchdog, the stop knobs and the progress line are looked at. Windows end
+ * with core cycles that are multiples of W. The global fast-forward does not run; a parked
+ * SM skips its cycles inside its task, and a quiet channel side only counts its edges. */
 #include "sim_int.h"
 #include <stdlib.h>
 #include <string.h>
@@ -30,48 +31,82 @@
 #include <omp.h>
 #endif
 
-static mem_req *link_req(const sim *g, uint32_t s, int in, uint32_t i)
+enum { LK_OUT, LK_IN };       /* an SM's links: requests out, replies in */
+enum { LK_REQ, LK_REP };      /* a sub-partition's: requests in, replies out */
+
+static mem_req *sm_req(const sim *g, uint32_t s, int k, uint32_t i)
 {
-    return &g->w.req[((size_t)2 * s + (size_t)in) * g->w.cap + (i & (g->w.cap - 1))];
+    return &g->w.req[((size_t)2 * s + (size_t)k) * g->w.cap + (i & (g->w.cap - 1))];
 }
-static uint64_t *link_at(const sim *g, uint32_t s, int in, uint32_t i)
+static uint64_t *sm_at(const sim *g, uint32_t s, int k, uint32_t i)
 {
-    return &g->w.at[((size_t)2 * s + (size_t)in) * g->w.cap + (i & (g->w.cap - 1))];
+    return &g->w.at[((size_t)2 * s + (size_t)k) * g->w.cap + (i & (g->w.cap - 1))];
+}
+static mem_req *sub_req(const sim *g, uint32_t i, int k, uint32_t j)
+{
+    return &g->w.preq[((size_t)2 * i + (size_t)k) * g->w.cap + (j & (g->w.cap - 1))];
+}
+static uint64_t *sub_at(const sim *g, uint32_t i, int k, uint32_t j)
+{
+    return &g->w.pat[((size_t)2 * i + (size_t)k) * g->w.cap + (j & (g->w.cap - 1))];
 }
 
 static void win_init(sim *g)
 {
-    uint32_t w = (uint32_t)g->k.sync_window, cap = 1;
-    while (cap < 2 * w)
+    sim_window *w = &g->w;
+    uint32_t len = (uint32_t)g->k.sync_window, cap = 1;
+    while (cap < 2 * len)
         cap *= 2;
-    g->w.len = w;
-    g->w.cap = cap;
-    g->w.req = base_calloc((size_t)2 * g->n_sm * cap, sizeof *g->w.req);
-    g->w.at = base_calloc((size_t)2 * g->n_sm * cap, sizeof *g->w.at);
-    g->w.sm = base_calloc_lines((size_t)g->n_sm * sizeof *g->w.sm);
-    g->w.mem = base_calloc_lines((size_t)g->n_sm * sizeof *g->w.mem);
-    g->w.out_bits = base_calloc((g->n_sm + 63) / 64, sizeof *g->w.out_bits);
-    g->w.range = base_calloc_lines((size_t)g->k.threads * sizeof *g->w.range);
+    w->len = len;
+    w->cap = cap;
+    w->req = base_calloc((size_t)2 * g->n_sm * cap, sizeof *w->req);
+    w->at = base_calloc((size_t)2 * g->n_sm * cap, sizeof *w->at);
+    w->sm = base_calloc_lines((size_t)g->n_sm * sizeof *w->sm);
+    w->xs = base_calloc_lines((size_t)g->n_sm * sizeof *w->xs);
+    w->out_bits = base_calloc((g->n_sm + 63) / 64, sizeof *w->out_bits);
+    w->preq = base_calloc((size_t)2 * g->n_sub_total * cap, sizeof *w->preq);
+    w->pat = base_calloc((size_t)2 * g->n_sub_total * cap, sizeof *w->pat);
+    w->xp = base_calloc_lines((size_t)g->n_sub_total * sizeof *w->xp);
+    w->cp = base_calloc_lines((size_t)g->n_sub_total * sizeof *w->cp);
+    w->ch = base_calloc_lines((size_t)g->n_chan * sizeof *w->ch);
+    w->chan_task = base_calloc(g->n_chan, sizeof *w->chan_task);
+    for (uint32_t c = 0; c < g->n_chan; c++)
+        w->ch[c].busy = 3; /* a new channel has not yet found itself idle */
+    w->range = base_calloc_lines((size_t)g->k.threads * sizeof *w->range);
     g->windowed = 1;
 }
 
 void sim_window_free(sim *g)
 {
-    free(g->w.req);
-    free(g->w.at);
-    free(g->w.sm);
-    free(g->w.mem);
-    free(g->w.out_bits);
-    free(g->w.range);
+    sim_window *w = &g->w;
+    free(w->req);
+    free(w->at);
+    free(w->sm);
+    free(w->xs);
+    free(w->out_bits);
+    free(w->preq);
+    free(w->pat);
+    free(w->xp);
+    free(w->cp);
+    free(w->ch);
+    free(w->chan_task);
+    free(w->edge);
+    free(w->range);
+    free(w->sm_first);
+    free(w->home_sm);
+    free(w->home_chan);
+    free(w->order);
+    free(w->dur);
+    free(w->load);
 }
 
-/* ---- the SMs' side --------------------------------------------------------------------- */
+/* ---- the SMs --------------------------------------------------------------------------- */
 
 /* The first cycle SM s's inbound link has a reply for (UINT64_MAX: none this window). */
 static uint64_t in_due(const sim *g, uint32_t s)
 {
     const sim_wsm *ws = &g->w.sm[s];
-    return ws->in_head == ws->in_tail_seen ? UINT64_MAX : *link_at(g, s, 1, ws->in_head);
+    return ws->in_head == ws->in_tail_seen ? UINT64_MAX : *sm_at(g, s, LK_IN, ws->in_head);
 }
 
 /* Cycles [from, end) of SM s: like the exact loop's tasks, the SM runs a cycle when it has
@@ -94,7 +129,7 @@ static void sm_window(sim *g, uint32_t s, uint64_t from, uint64_t end, uint32_t 
             sm_unpark(u, c);
         }
         if (due <= c && sm_inbound_room(u)) {
-            sm_inbound_push(u, link_req(g, s, 1, ws->in_head));
+            sm_inbound_push(u, sm_req(g, s, LK_IN, ws->in_head));
             ws->in_head++;
         } else if (!sm_active_inside(u) && mem_q_empty(out)) {
             if (due >= end)
@@ -104,8 +139,8 @@ static void sm_window(sim *g, uint32_t s, uint64_t from, uint64_t end, uint32_t 
         }
         prog |= sm_cycle(u, c);
         if (!mem_q_empty(out) && ws->out_tail - ws->out_head_seen < g->w.cap) {
-            *link_req(g, s, 0, ws->out_tail) = *mem_q_front(out);
-            *link_at(g, s, 0, ws->out_tail) = c + g->w.len;
+            *sm_req(g, s, LK_OUT, ws->out_tail) = *mem_q_front(out);
+            *sm_at(g, s, LK_OUT, ws->out_tail) = c + g->w.len;
             ws->out_tail++;
             (void)mem_q_pop(out);
         }
@@ -122,101 +157,281 @@ static void sm_window(sim *g, uint32_t s, uint64_t from, uint64_t end, uint32_t 
         f[SMF_DONE * g->smf_words] |= bit;
 }
 
-/* ---- the memory side ------------------------------------------------------------------- */
+/* ---- the crossbar ---------------------------------------------------------------------- */
 
 /* Core edge: replies the crossbar holds for SMs go onto their links, one per SM, while the
  * link has room as seen at the window's start. */
-static void replies_in(sim *g)
+static uint32_t replies_to_sms(sim *g, uint64_t cyc)
 {
+    uint32_t moved = 0;
     if (!icnt_subnet_busy(g->net, ICNT_REP))
-        return;
+        return 0;
     for (uint32_t s = icnt_next_held(g->net, ICNT_REP, 0); s < g->n_sm;
          s = icnt_next_held(g->net, ICNT_REP, s + 1)) {
-        sim_wmem *wm = &g->w.mem[s];
-        if (!icnt_peek(g->net, ICNT_REP, s) || wm->in_tail - wm->in_head_seen >= g->w.cap)
+        sim_wxs *x = &g->w.xs[s];
+        if (!icnt_peek(g->net, ICNT_REP, s) || x->in_tail - x->in_head_seen >= g->w.cap)
             continue;
-        mem_req *r = link_req(g, s, 1, wm->in_tail);
+        mem_req *r = sm_req(g, s, LK_IN, x->in_tail);
         *r = icnt_pop(g->net, ICNT_REP, s);
         r->loc = MEM_AT_SM_REPLY;
-        *link_at(g, s, 1, wm->in_tail) = g->cycle + g->w.len;
-        wm->in_tail++;
-        g->moved++;
+        *sm_at(g, s, LK_IN, x->in_tail) = cyc + g->w.len;
+        x->in_tail++;
+        moved++;
     }
+    return moved;
 }
 
 /* Core edge: each SM's oldest request whose link time is over enters the crossbar if it has
  * room, SMs in index order (as phase C sends them). */
-static void requests_out(sim *g)
+static uint32_t requests_from_sms(sim *g, uint64_t cyc)
 {
+    uint32_t moved = 0;
     for (uint32_t wd = 0; wd < (g->n_sm + 63) / 64; wd++)
         for (uint64_t bits = g->w.out_bits[wd]; bits; bits &= bits - 1) {
             uint32_t s = wd * 64 + (uint32_t)__builtin_ctzll(bits);
-            sim_wmem *wm = &g->w.mem[s];
-            if (*link_at(g, s, 0, wm->out_head) > g->cycle)
+            sim_wxs *x = &g->w.xs[s];
+            if (*sm_at(g, s, LK_OUT, x->out_head) > cyc)
                 continue;
-            mem_req x = *link_req(g, s, 0, wm->out_head);
-            unsigned bytes = mem_req_bytes(&x, 0);
+            mem_req r = *sm_req(g, s, LK_OUT, x->out_head);
+            unsigned bytes = mem_req_bytes(&r, 0);
             if (!icnt_can_push(g->net, ICNT_REQ, s, bytes))
                 continue;
-            x.loc = MEM_AT_ICNT_REQ;
-            icnt_push(g->net, ICNT_REQ, s, x.part, &x, bytes);
-            g->moved++;
-            if (++wm->out_head == wm->out_tail_seen)
+            r.loc = MEM_AT_ICNT_REQ;
+            icnt_push(g->net, ICNT_REQ, s, r.part, &r, bytes);
+            moved++;
+            if (++x->out_head == x->out_tail_seen)
                 g->w.out_bits[wd] &= ~(bits & -bits);
         }
+    return moved;
 }
 
-/* Phase B of the exact loop less the SMs, on this thread: the channels, then the crossbar. */
-static void mem_phase_b(sim *g, unsigned m, uint32_t me)
+/* Interconnect edge: each sub-partition's oldest reply whose link time is over enters the
+ * crossbar if it has room, sub-partitions in index order. */
+static uint32_t replies_from_subs(sim *g, uint64_t cyc)
 {
-    if (m == 1u << CLK_DRAM && g->k.dram_defer) {
-        sim_chans_defer(g);
-        return;
+    uint32_t moved = 0;
+    for (uint32_t i = 0; i < g->n_sub_total; i++) {
+        sim_wxp *x = &g->w.xp[i];
+        if (x->rep_head == x->rep_tail_seen || *sub_at(g, i, LK_REP, x->rep_head) > cyc)
+            continue;
+        const mem_req *r = sub_req(g, i, LK_REP, x->rep_head);
+        unsigned bytes = mem_req_bytes(r, 1);
+        if (!icnt_can_push(g->net, ICNT_REP, i, bytes))
+            continue;
+        mem_req y = *r;
+        y.loc = MEM_AT_ICNT_REP;
+        icnt_push(g->net, ICNT_REP, i, y.sm, &y, bytes);
+        x->rep_head++;
+        moved++;
     }
-    uint32_t nch = (m & (1u << CLK_DRAM | 1u << CLK_L2)) || g->ch.pend ? sim_chans_plan(g, m) : 0;
-    for (uint32_t i = 0; i < nch; i++)
-        sim_chans_task(g, i, m, me);
-    sim_chans_after(g, nch);
-    if (m & 1u << CLK_ICNT) {
-        uint32_t n = icnt_cycle_begin(g->net);
-        for (uint32_t i = 0; i < n; i++)
-            icnt_subnet_cycle(g->net, i);
-        icnt_cycle_end(g->net);
-    }
+    return moved;
 }
 
-/* Every memory edge up to, not including, the core edge of cycle `end`. */
-static void mem_window(sim *g, uint64_t end, uint32_t me)
+/* L2 edge: requests leave the crossbar onto their sub-partitions' links while a link has
+ * room as seen at the window's start (one per sub-partition, as the ROP queue takes them). */
+static uint32_t requests_to_subs(sim *g, uint64_t cyc)
 {
-    for (;;) {
-        if (g->cycle == end) {
-            int core_next = 1;
-            for (int i = 1; i < CLK_N; i++)
-                core_next &= g->next[CLK_CORE] <= g->next[i];
-            if (core_next)
-                return;
-        }
-        unsigned m = sim_next_edges(g);
+    uint32_t moved = 0;
+    if (!icnt_subnet_busy(g->net, ICNT_REQ))
+        return 0;
+    for (uint32_t i = icnt_next_held(g->net, ICNT_REQ, 0); i < g->n_sub_total;
+         i = icnt_next_held(g->net, ICNT_REQ, i + 1)) {
+        sim_wxp *x = &g->w.xp[i];
+        if (!icnt_peek(g->net, ICNT_REQ, i) || x->req_tail - x->req_head_seen >= g->w.cap)
+            continue;
+        mem_req *r = sub_req(g, i, LK_REQ, x->req_tail);
+        *r = icnt_pop(g->net, ICNT_REQ, i);
+        *sub_at(g, i, LK_REQ, x->req_tail) = cyc + g->w.len;
+        x->req_tail++;
+        moved++;
+    }
+    return moved;
+}
+
+/* The crossbar's window, in the exact loop's order of each edge. */
+static void xbar_window(sim *g)
+{
+    const sim_wedge *e = g->w.edge;
+    uint64_t moved = 0;
+    for (uint32_t k = 0; k < g->w.nedge; k++) {
+        unsigned m = e[k].m;
+        uint64_t cyc = e[k].cycle;
         if (m & 1u << CLK_CORE)
-            replies_in(g);
+            moved += replies_to_sms(g, cyc);
         if (m & 1u << CLK_ICNT)
-            sim_chans_replies_out(g);
+            moved += replies_from_subs(g, cyc);
         if (m & 1u << CLK_L2)
-            sim_icnt_to_parts(g);
-        mem_phase_b(g, m, me);
-        if (m & 1u << CLK_CORE) {
-            requests_out(g);
-            g->cycle++;
+            moved += requests_to_subs(g, cyc);
+        if (m & 1u << CLK_ICNT) {
+            uint32_t n = icnt_cycle_begin(g->net);
+            for (uint32_t i = 0; i < n; i++)
+                icnt_subnet_cycle(g->net, i);
+            icnt_cycle_end(g->net);
         }
+        if (m & 1u << CLK_CORE)
+            moved += requests_from_sms(g, cyc);
+    }
+    g->w.xb_moved = moved; /* once: other tasks read the lines around it */
+}
+
+/* ---- the memory channels --------------------------------------------------------------- */
+
+/* Interconnect edge: replies leave channel c's sub-partitions onto their links. */
+static void chan_replies_out(sim *g, uint32_t c, uint64_t cyc)
+{
+    mem_part *p = g->part[c];
+    for (uint32_t s = 0; s < g->n_sub; s++) {
+        uint32_t i = c * g->n_sub + s;
+        sim_wcp *x = &g->w.cp[i];
+        if (!mem_part_reply_peek(p, s) || x->rep_tail - x->rep_head_seen >= g->w.cap)
+            continue;
+        *sub_req(g, i, LK_REP, x->rep_tail) = mem_part_reply_pop(p, s);
+        *sub_at(g, i, LK_REP, x->rep_tail) = cyc + g->w.len;
+        x->rep_tail++;
+        g->w.ch[c].moved++;
+    }
+}
+
+/* L2 edge: each sub-partition's oldest request whose link time is over enters its ROP queue
+ * if it has room. */
+static void chan_requests_in(sim *g, uint32_t c, uint64_t cyc)
+{
+    mem_part *p = g->part[c];
+    for (uint32_t s = 0; s < g->n_sub; s++) {
+        uint32_t i = c * g->n_sub + s;
+        sim_wcp *x = &g->w.cp[i];
+        if (x->req_head == x->req_tail_seen || *sub_at(g, i, LK_REQ, x->req_head) > cyc ||
+            !mem_part_can_accept(p, s))
+            continue;
+        mem_req r = *sub_req(g, i, LK_REQ, x->req_head);
+        r.loc = MEM_AT_ROP;
+        mem_part_push(p, s, &r, cyc);
+        x->req_head++;
+        g->w.ch[c].busy |= 2;
+        g->w.ch[c].moved++;
+    }
+}
+
+/* Channel c's window. As the exact loop's channel books do (chan.c), a quiet DRAM side's
+ * edges are only counted, handed over as one mem_part_skip before its next cycle, and a quiet
+ * L2 side is not cycled (its time is set at the window's end). */
+static void chan_window(sim *g, uint32_t c)
+{
+    mem_part *p = g->part[c];
+    sim_wchan *h = &g->w.ch[c];
+    const sim_wedge *e = g->w.edge;
+    uint64_t l2_cyc = 0;
+    for (uint32_t k = 0; k < g->w.nedge; k++) {
+        unsigned m = e[k].m;
+        uint64_t cyc = e[k].cycle;
+        if ((m & 1u << CLK_ICNT) && mem_part_replies(p))
+            chan_replies_out(g, c, cyc);
+        if (m & 1u << CLK_L2) {
+            chan_requests_in(g, c, cyc);
+            l2_cyc = cyc;
+        }
+        /* a task, as the exact loop's plan gives it (chan.c): then both of the edge's cycles
+         * run, for the DRAM cycle may wake the L2 side within the edge */
+        int on_dram = (m & 1u << CLK_DRAM) != 0, on_l2 = (m & 1u << CLK_L2) != 0;
+        if (!((on_dram && (h->busy & 1)) || (on_l2 && (h->busy & 2)))) {
+            h->skip += on_dram;
+            continue;
+        }
+        if (h->skip) {
+            mem_part_skip(p, h->skip);
+            h->skip = 0;
+        }
+        if (on_dram)
+            mem_part_dram_cycle(p, cyc);
+        if (on_l2)
+            mem_part_l2_cycle(p, cyc);
+        unsigned idle = mem_part_idle(p);
+        h->busy = (idle & MEM_PART_DRAM_IDLE ? 0 : 1) | (idle & MEM_PART_L2_IDLE ? 0 : 2);
+    }
+    if (h->skip) {
+        mem_part_skip(p, h->skip);
+        h->skip = 0;
+    }
+    h->now = 0;
+    if (!(h->busy & 2) && l2_cyc)
+        mem_part_set_now(p, l2_cyc); /* as the L2 edges it was not cycled on would */
+    h->quiet = !h->busy && !mem_part_replies(p);
+}
+
+/* Serial, before a reader of the channels: their counted edges handed over. */
+void sim_window_sync_channels(sim *g)
+{
+    for (uint32_t c = 0; c < g->n_chan; c++) {
+        sim_wchan *h = &g->w.ch[c];
+        if (h->skip)
+            mem_part_skip(g->part[c], h->skip);
+        if (h->now)
+            mem_part_set_now(g->part[c], h->now);
+        h->skip = h->now = 0;
+    }
+}
+
+/* The channels with a task in the window: all but the quiet ones that no request reaches,
+ * whose edges are only counted. */
+static void collect_chans(sim *g)
+{
+    sim_window *w = &g->w;
+    w->nchan_task = 0;
+    for (uint32_t c = 0; c < g->n_chan; c++) {
+        sim_wchan *h = &w->ch[c];
+        int req = 0;
+        for (uint32_t i = c * g->n_sub; i < (c + 1) * g->n_sub; i++)
+            req |= w->cp[i].req_head != w->cp[i].req_tail_seen;
+        if (!h->quiet || req) {
+            w->chan_task[w->nchan_task++] = c;
+            continue;
+        }
+        h->skip += w->ndram;
+        if (w->last_l2)
+            h->now = w->last_l2;
     }
 }
 
 /* ---- windows --------------------------------------------------------------------------- */
 
+/* The window's edges, after the last window's last core edge up to the core edge of cycle
+ * end - 1; the clocks advance past them. */
+static void list_edges(sim *g, uint64_t end)
+{
+    sim_window *w = &g->w;
+    uint64_t cyc = g->cycle;
+    w->nedge = 0;
+    w->ndram = w->last_l2 = 0;
+    for (;;) {
+        if (w->nedge == w->edge_cap) {
+            w->edge_cap = w->edge_cap ? 2 * w->edge_cap : 64;
+            w->edge = base_realloc(w->edge, w->edge_cap * sizeof *w->edge);
+        }
+        unsigned m = sim_next_edges(g);
+        w->edge[w->nedge++] = (sim_wedge){cyc, m};
+        w->ndram += (m & 1u << CLK_DRAM) != 0;
+        if (m & 1u << CLK_L2)
+            w->last_l2 = cyc;
+        if ((m & 1u << CLK_CORE) && ++cyc == end)
+            break;
+    }
+}
+
 typedef struct win_ctx {
     uint64_t from, end;
     uint32_t ahead; /* 1: the last thread fills the CTA read-ahead rings first */
 } win_ctx;
+
+/* Task i of the window: the crossbar, the channels, the SMs with work. */
+static void win_task(sim *g, const win_ctx *x, uint32_t i, uint32_t me)
+{
+    if (i == 0)
+        xbar_window(g);
+    else if (i <= g->w.nchan_task)
+        chan_window(g, g->w.chan_task[i - 1]);
+    else
+        sm_window(g, g->active[i - 1 - g->w.nchan_task], x->from, x->end, me);
+}
 
 /* The SMs with something to do in [from, end): work as their last task left it, a CTA
  * given since, or a reply on the link; a parked one only if it wakes before `end`. */
@@ -239,47 +454,97 @@ static void collect(sim *g, uint64_t end)
 }
 
 #ifdef _OPENMP
-/* The SM tasks' split: thread 0 runs the memory task first, so it gets fewer SMs, as many
- * as leave every thread the same time by the running means; the others equal blocks. A
- * unit then stays on one core window after window, and the steals even out the rest. */
-static void split(sim *g, uint32_t threads)
+/* Homes (the team's idea, team.c): each channel and each SM belongs to a thread, channels in
+ * equal blocks, SMs in contiguous blocks whose borders move as the threads' loads ask
+ * (rebalance). A thread takes its own tasks first, then the others', so a unit stays in one
+ * core's cache window after window, and the steals even out what the borders do not. */
+static void homes_init(sim *g, uint32_t threads)
 {
     sim_window *w = &g->w;
-    uint32_t n = g->nactive;
-    double each = w->sm_s > 0 ? w->sm_s : 1e-9;
-    double share = (w->mem_s + each * n) / threads;
-    double q = (share - w->mem_s) / each;
-    uint32_t q0 = q <= 0 ? 0 : q >= n ? n : (uint32_t)(q + 0.5);
-    uint32_t first = 0;
+    w->sm_first = base_calloc(threads + 1, sizeof *w->sm_first);
+    w->home_sm = base_calloc(g->n_sm, sizeof *w->home_sm);
+    w->home_chan = base_calloc(g->n_chan, sizeof *w->home_chan);
+    w->order = base_calloc(1 + (size_t)g->n_chan + g->n_sm, sizeof *w->order);
+    w->dur = base_calloc(1 + (size_t)g->n_chan + g->n_sm, sizeof *w->dur);
+    w->load = base_calloc(threads, sizeof *w->load);
+    for (uint32_t t = 0; t <= threads; t++)
+        w->sm_first[t] = (uint32_t)((uint64_t)t * g->n_sm / threads);
+    for (uint32_t t = 0, s = 0; t < threads; t++)
+        for (; s < w->sm_first[t + 1]; s++)
+            w->home_sm[s] = t;
+    for (uint32_t c = 0; c < g->n_chan; c++)
+        w->home_chan[c] = (uint32_t)((uint64_t)c * threads / g->n_chan);
+}
+
+/* The window's tasks (the crossbar's aside) grouped by home into the threads' ranges. */
+static void plan(sim *g, uint32_t threads)
+{
+    sim_window *w = &g->w;
+    uint32_t pos = 0;
     for (uint32_t t = 0; t < threads; t++) {
-        uint32_t last = t == 0 ? q0 : q0 + (uint32_t)((uint64_t)(n - q0) * t / (threads - 1));
-        atomic_store_explicit(&w->range[t].next, first, memory_order_relaxed);
-        w->range[t].end = last;
-        w->range[t].sm_s = 0;
-        w->range[t].sm_n = 0;
-        first = last;
+        atomic_store_explicit(&w->range[t].next, pos, memory_order_relaxed);
+        for (uint32_t k = 0; k < w->nchan_task; k++)
+            if (w->home_chan[w->chan_task[k]] == t)
+                w->order[pos++] = 1 + k;
+        for (uint32_t k = 0; k < g->nactive; k++)
+            if (w->home_sm[g->active[k]] == t)
+                w->order[pos++] = 1 + w->nchan_task + k;
+        w->range[t].end = pos;
     }
 }
 
-/* SM tasks from thread v's range while it has any. */
-static void take(sim *g, const win_ctx *x, sim_wrange *mine, sim_wrange *v, uint32_t me)
+/* Tasks from thread v's range while it has any; each one's time in dur[] (host timing, which
+ * moves homes, never a result). */
+static void take(sim *g, const win_ctx *x, sim_wrange *v, uint32_t me)
 {
     for (;;) {
         uint32_t i = atomic_fetch_add_explicit(&v->next, 1, memory_order_relaxed);
         if (i >= v->end)
             return;
         double t0 = base_now_s();
-        sm_window(g, g->active[i], x->from, x->end, me);
-        mine->sm_s += base_now_s() - t0;
-        mine->sm_n++;
+        win_task(g, x, g->w.order[i], me);
+        g->w.dur[i] = base_now_s() - t0;
+    }
+}
+
+/* Every 8 windows, each border between two threads' SMs moves by one SM towards the thread
+ * whose homed work (its range's tasks wherever they ran, and the crossbar on thread 0) took
+ * less time, when the difference is over one and a half SM tasks. */
+static void rebalance(sim *g, uint32_t threads, double xbar_s)
+{
+    sim_window *w = &g->w;
+    double sm_s = 0;
+    uint32_t nsm = 0;
+    for (uint32_t t = 0; t < threads; t++) {
+        double own = t ? 0 : xbar_s;
+        for (uint32_t i = t ? w->range[t - 1].end : 0; i < w->range[t].end; i++) {
+            own += w->dur[i];
+            if (w->order[i] > w->nchan_task) {
+                sm_s += w->dur[i];
+                nsm++;
+            }
+        }
+        w->load[t] = 0.75 * w->load[t] + 0.25 * own;
+    }
+    if (++w->windows % 8 || !nsm)
+        return;
+    double slack = 1.5 * sm_s / nsm;
+    for (uint32_t t = 0; t + 1 < threads; t++) {
+        uint32_t *b = &w->sm_first[t + 1];
+        if (w->load[t] - w->load[t + 1] > slack && *b > w->sm_first[t])
+            w->home_sm[--*b] = t + 1;
+        else if (w->load[t + 1] - w->load[t] > slack && *b < w->sm_first[t + 2])
+            w->home_sm[(*b)++] = t;
     }
 }
 
 static void run_team(sim *g, const win_ctx *x, uint32_t threads)
 {
     sim_window *w = &g->w;
-    double mem_s = 0;
-    split(g, threads);
+    double xbar_s = 0;
+    if (!w->sm_first)
+        homes_init(g, threads);
+    plan(g, threads);
     sim_omp_fork(g);
 #pragma omp parallel num_threads((int)threads)
     {
@@ -287,58 +552,66 @@ static void run_team(sim *g, const win_ctx *x, uint32_t threads)
         uint32_t me = (uint32_t)omp_get_thread_num();
         if (me == 0) {
             double t0 = base_now_s();
-            mem_window(g, x->end, me);
-            mem_s = base_now_s() - t0;
+            xbar_window(g);
+            xbar_s = base_now_s() - t0;
         }
         if (me == threads - 1 && x->ahead)
             sim_ahead_task(g);
         for (uint32_t k = 0; k < threads; k++)
-            take(g, x, &w->range[me], &w->range[(me + k) % threads], me);
+            take(g, x, &w->range[(me + k) % threads], me);
         sim_omp_leave(g);
     }
     sim_omp_join(g);
-    double sm_s = 0;
-    uint32_t sm_n = 0;
-    for (uint32_t t = 0; t < threads; t++) {
-        sm_s += w->range[t].sm_s;
-        sm_n += w->range[t].sm_n;
-    }
-    /* host timing only: it moves SMs between threads, never a result */
-    w->mem_s = 0.75 * w->mem_s + 0.25 * mem_s;
-    if (sm_n)
-        w->sm_s = 0.75 * w->sm_s + 0.25 * sm_s / sm_n;
+    rebalance(g, threads, xbar_s);
 }
 #endif
 
 static void run_window(sim *g, uint64_t end)
 {
     win_ctx x = {g->cycle, end, 0};
+    list_edges(g, end);
     collect(g, end);
+    collect_chans(g);
+    uint32_t n = 1 + g->w.nchan_task + g->nactive;
 #ifdef _OPENMP
     uint32_t threads = (uint32_t)g->k.threads;
-    if (threads > 1 && g->nactive > 1) {
+    if (threads > 1) {
         x.ahead = sim_ahead_wanted(g);
         run_team(g, &x, threads);
         return;
     }
 #endif
-    mem_window(g, end, 0);
-    for (uint32_t i = 0; i < g->nactive; i++)
-        sm_window(g, g->active[i], x.from, end, 0);
+    for (uint32_t i = 0; i < n; i++)
+        win_task(g, &x, i, 0);
 }
 
-/* Serial, between windows: each side now sees the other's indices, and the SMs' reports. */
+/* Serial, between windows: each side now sees the other's indices, and the units' reports. */
 static void exchange(sim *g)
 {
+    sim_window *w = &g->w;
     for (uint32_t s = 0; s < g->n_sm; s++) {
-        sim_wsm *ws = &g->w.sm[s];
-        sim_wmem *wm = &g->w.mem[s];
-        ws->out_head_seen = wm->out_head;
-        ws->in_tail_seen = wm->in_tail;
-        wm->in_head_seen = ws->in_head;
-        wm->out_tail_seen = ws->out_tail;
-        if (wm->out_head != wm->out_tail_seen)
-            g->w.out_bits[s / 64] |= 1ull << (s % 64);
+        sim_wsm *a = &w->sm[s];
+        sim_wxs *b = &w->xs[s];
+        a->out_head_seen = b->out_head;
+        a->in_tail_seen = b->in_tail;
+        b->in_head_seen = a->in_head;
+        b->out_tail_seen = a->out_tail;
+        if (b->out_head != b->out_tail_seen)
+            w->out_bits[s / 64] |= 1ull << (s % 64);
+    }
+    for (uint32_t i = 0; i < g->n_sub_total; i++) {
+        sim_wxp *a = &w->xp[i];
+        sim_wcp *b = &w->cp[i];
+        a->req_head_seen = b->req_head;
+        a->rep_tail_seen = b->rep_tail;
+        b->req_tail_seen = a->req_tail;
+        b->rep_head_seen = a->rep_head;
+    }
+    g->moved += w->xb_moved;
+    w->xb_moved = 0;
+    for (uint32_t c = 0; c < g->n_chan; c++) {
+        g->moved += w->ch[c].moved;
+        w->ch[c].moved = 0;
     }
     for (uint32_t wd = 0; wd < g->smf_words; wd++) {
         g->moved += sim_smf_take(g, SMF_PROG, wd) != 0;
@@ -350,21 +623,21 @@ static void exchange(sim *g)
 
 /* After the window that ended with core cycle end - 1: what the exact loop does after each
  * core cycle, at that cycle. 0, -1 (error) or 1 (a stop knob). */
-static int between(sim *g, base_err *e, FILE *diag)
+static int between(sim *g, uint64_t end, base_err *e, FILE *diag)
 {
     exchange(g);
-    g->cycle--;
-    g->sm_upto = g->cycle + 1;
+    g->cycle = end - 1;
+    g->sm_upto = end;
     sim_retire(g);
     int rc = sim_kernels_advance(g, e) || sim_issue_ctas(g, e) ? -1 : 0;
-    g->cycle++;
+    g->cycle = end;
     if (rc || sim_watchdog(g, e, diag))
         return -1;
     if (sim_stop_now(g)) {
         g->res->stopped = 1;
         return 1;
     }
-    if (g->progress && (g->cycle / g->w.len) % 64 == 0)
+    if (g->progress && (end / g->w.len) % 64 == 0)
         sim_progress(g, 0);
     return 0;
 }
@@ -379,7 +652,7 @@ int sim_run_windowed(sim *g, base_err *e, FILE *diag)
         uint64_t w = g->w.len, end = g->cycle ? (g->cycle - 1) / w * w + w + 1 : 1;
         run_window(g, end);
         g->loop_edges++;
-        rc = between(g, e, diag);
+        rc = between(g, end, e, diag);
     }
     g->sm_upto = g->cycle;
     return rc < 0 ? -1 : 0;
