@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The many-core scaling measurement in one command (not part of the test run): lsbench's
 # large workloads at 1, 2, 4, ... threads on the default GPU and the H100 preset, the same
-# at four times the length, and the thread team's profile by thread count (where the loop's
-# time goes as threads are added). Meant for a lent many-core machine, whose minutes are few:
-# on 16 cores it takes 5-6 minutes; QUICK=1 runs a small version for a dry run.
+# at four times the length, the windowed mode (--sync_window=16) on both, and the thread
+# team's profile by thread count (where the loop's time goes as threads are added). Meant for
+# a lent many-core machine, whose minutes are few: on 16 cores it takes 6-8 minutes; QUICK=1
+# runs a small version for a dry run; WINDOW=0 leaves the windowed tables out.
 # Usage: bench/scaling.sh [OUTDIR]     (default /tmp/lockstep-scaling; THREADS=1,2,4 to choose)
-# Writes OUTDIR/{default,h100,default-x4,h100-x4}.{txt,json} and OUTDIR/profile.txt.
+# Writes OUTDIR/{default,h100,default-x4,h100-x4,window,window-h100-x4}.{txt,json} and
+# OUTDIR/profile.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-/tmp/lockstep-scaling}
@@ -36,6 +38,11 @@ table default --threads "$threads"
 table h100 --threads "$threads" --extra=--preset=h100
 table default-x4 --threads "$wide" --scale 4 --no-core-check
 table h100-x4 --threads "$wide" --scale 4 --no-core-check --extra=--preset=h100
+if [ "${WINDOW:-1}" != 0 ]; then
+    table window --threads "$threads" --no-core-check --extra=--sync_window=16
+    table window-h100-x4 --threads "$threads" --scale 4 --no-core-check \
+        --extra=--preset=h100 --extra=--sync_window=16
+fi
 
 # The team forced on from the first edge, so every thread count runs the same edges as a team.
 work=$(mktemp -d)
