@@ -484,6 +484,13 @@ TEST(sim_watchdog_diagnoses_deadlock)
                                 "--watchdog_cycles=500 --fast_forward=0 %s", k.dir);
     CHECK_EQ(q.status, 1);
     CHECK(strcmp(p.err, q.err) == 0);
+    /* windowed: the watchdog is looked at window ends, and the diagnosis is the same */
+    test_proc w = test_lockstep("run --kernel_launch_latency=0 --dram_latency=100000 "
+                                "--watchdog_cycles=500 --sync_window=16 --threads=2 %s", k.dir);
+    CHECK_EQ(w.status, 1);
+    CHECK_HAS(w.err, "no progress for 500 core cycles");
+    CHECK_HAS(w.err, "1 loads outstanding");
+    CHECK_HAS(w.err, "dram latency");
     su_rmdir(k.dir);
 }
 

@@ -366,6 +366,7 @@ void sim_sync_channels(sim *g); /* before a serial phase reads or prefills a cha
 int sim_run_windowed(sim *g, base_err *e, FILE *diag); /* sync_window > 0: the whole run */
 void sim_window_free(sim *g);
 void sim_window_sync_channels(sim *g); /* the counted edges of channels without a task */
+void sim_window_diagnose(const sim *g, FILE *f); /* the links holding entries (serial) */
 /* sim.c, for window.c: the exact loop's pieces that do not touch the SMs */
 unsigned sim_next_edges(sim *g);   /* which clock domains tick next; advances them */
 void sim_icnt_to_parts(sim *g);    /* requests out of the crossbar into the ROP queues */

@@ -49,6 +49,8 @@ void sim_diagnose(sim *g, FILE *f)
     for (uint32_t c = 0; c < g->n_chan; c++)
         if (mem_part_busy(g->part[c]))
             mem_part_diagnose(g->part[c], f);
+    if (g->windowed)
+        sim_window_diagnose(g, f);
 }
 
 /* kernel k/n, cycles, warp instructions per second, ETA (from the CTAs of the launched

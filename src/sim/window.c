@@ -25,6 +25,7 @@
  * with core cycles that are multiples of W. The global fast-forward does not run; a parked
  * SM skips its cycles inside its task, and a quiet channel side only counts its edges. */
 #include "sim_int.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -389,6 +390,27 @@ static void collect_chans(sim *g)
         h->skip += w->ndram;
         if (w->last_l2)
             h->now = w->last_l2;
+    }
+}
+
+/* Serial (the hang diagnosis): the links that hold entries, between windows, where every
+ * index is settled. */
+void sim_window_diagnose(const sim *g, FILE *f)
+{
+    const sim_window *w = &g->w;
+    for (uint32_t s = 0; s < g->n_sm; s++) {
+        uint32_t out = w->sm[s].out_tail - w->xs[s].out_head;
+        uint32_t in = w->xs[s].in_tail - w->sm[s].in_head;
+        if (out || in)
+            fprintf(f, "  links of sm %u: %u requests to the crossbar, %u replies to the SM\n",
+                    s, out, in);
+    }
+    for (uint32_t i = 0; i < g->n_sub_total; i++) {
+        uint32_t req = w->xp[i].req_tail - w->cp[i].req_head;
+        uint32_t rep = w->cp[i].rep_tail - w->xp[i].rep_head;
+        if (req || rep)
+            fprintf(f, "  links of sub-partition %u: %u requests to it, %u replies from it\n",
+                    i, req, rep);
     }
 }
 
