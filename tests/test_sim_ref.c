@@ -205,6 +205,8 @@ static void same_json_windowed(const char *trace, const char *cfgdir)
         test_proc p = test_lockstep("run --sync_window=16 %s %s --stats-json=%s %s", cfg, runs[i],
                                     out, trace);
         CHECK_EQ(p.status, 0);
+        CHECK_HAS(p.out, "# windowed mode: ");
+        CHECK_HAS(p.out, " windows of 16 core cycles; each round trip's links add 64 cycles");
         char *j = test_read_file(out, NULL);
         CHECK(j != NULL);
         if (!j)

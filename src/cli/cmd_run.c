@@ -70,7 +70,7 @@ static void print_profile(FILE *f, const sim_team_profile *p)
     fputc('\n', f);
 }
 
-static void print_rate(FILE *f, const sim_result *r)
+static void print_rate(FILE *f, const sim_result *r, const knobs *k)
 {
     uint64_t wi = stat_get(&r->total.sm, "warp_insts");
     double w = r->wall_s > 0 ? r->wall_s : 1e-9;
@@ -79,6 +79,11 @@ static void print_rate(FILE *f, const sim_result *r)
                "parked\n",
             r->wall_s, (double)wi / w, (double)r->total.cycle / w,
             (unsigned long long)r->ff_cycles, (unsigned long long)r->park_cycles);
+    if (r->windows)
+        fprintf(f, "# windowed mode: %llu windows of %lld core cycles; each round trip's links "
+                   "add %lld cycles, l2_rop_latency ran as %lld\n",
+                (unsigned long long)r->windows, (long long)k->sync_window,
+                4 * (long long)k->sync_window, (long long)r->window_rop);
     if (r->team_threads < 2)
         return;
     fprintf(f, "# team of %d threads: ", r->team_threads);
@@ -182,7 +187,7 @@ static int simulate(cli_args *a, const char *path)
         for (size_t i = 0; i < r.nk; i++)
             sim_print_kernel(stdout, &r.k[i], i, r.nk);
         sim_print_totals(stdout, &r);
-        print_rate(stdout, &r);
+        print_rate(stdout, &r, &a->knobs.v);
         if (json) {
             write_json(out.f, a, path, &r);
             rc = base_out_commit(&out, &e);

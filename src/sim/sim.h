@@ -71,6 +71,9 @@ typedef struct sim_result {
     double team_start_s, solo_edge_us, solo_left_ms;
     uint64_t solo_batch_ctas; /* text CTAs parsed by a parallel region before they started */
     sim_team_profile *prof;   /* knob team_profile and a team that started: else NULL */
+    /* windowed mode (sync_window > 0): windows run, and the ROP latency the run used */
+    uint64_t windows;
+    int64_t window_rop;
 } sim_result;
 
 typedef struct sim sim;

@@ -667,6 +667,7 @@ static int between(sim *g, uint64_t end, base_err *e, FILE *diag)
 int sim_run_windowed(sim *g, base_err *e, FILE *diag)
 {
     win_init(g);
+    g->res->window_rop = g->k.l2_rop_latency;
     g->loop_began = 1;
     int rc = sim_kernels_advance(g, e);
     while (rc == 0 && !sim_all_done(g)) {
@@ -674,6 +675,7 @@ int sim_run_windowed(sim *g, base_err *e, FILE *diag)
         uint64_t w = g->w.len, end = g->cycle ? (g->cycle - 1) / w * w + w + 1 : 1;
         run_window(g, end);
         g->loop_edges++;
+        g->res->windows++;
         rc = between(g, end, e, diag);
     }
     g->sm_upto = g->cycle;
