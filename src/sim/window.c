@@ -119,6 +119,10 @@ static void sm_window(sim *g, uint32_t s, uint64_t from, uint64_t end, uint32_t 
     sim_wsm *ws = &g->w.sm[s];
     mem_q *out = sm_outbound(u);
     int prog = 0;
+    /* the replies due in the window: their MSHR entries and first waiters fetched now, as
+     * the exact loop does when a reply enters the crossbar (each fill costs host misses) */
+    for (uint32_t j = ws->in_head; j != ws->in_tail_seen && *sm_at(g, s, LK_IN, j) < end; j++)
+        sm_prefetch_reply_early(u, sm_req(g, s, LK_IN, j));
     for (uint64_t c = from; c < end; c++) {
         uint64_t due = in_due(g, s);
         if (sm_parked(u)) {
@@ -132,6 +136,8 @@ static void sm_window(sim *g, uint32_t s, uint64_t from, uint64_t end, uint32_t 
         if (due <= c && sm_inbound_room(u)) {
             sm_inbound_push(u, sm_req(g, s, LK_IN, ws->in_head));
             ws->in_head++;
+            if (ws->in_head != ws->in_tail_seen) /* the next one's line, meanwhile */
+                sm_prefetch_reply(u, sm_req(g, s, LK_IN, ws->in_head));
         } else if (!sm_active_inside(u) && mem_q_empty(out)) {
             if (due >= end)
                 break;
