@@ -173,7 +173,7 @@ static void replies_to_sms(sim *g)
 /* Requests leave the interconnect into their sub-partitions' ROP queues. This commutes with
  * the DRAM cycle of the same edge (which touches neither the ROP nor the L2 input queue), so
  * it runs first and the partition cycles can all run together in phase B. */
-void sim_icnt_to_parts(sim *g)
+static void icnt_to_parts(sim *g)
 {
     if (!icnt_subnet_busy(g->net, ICNT_REQ))
         return;
@@ -568,7 +568,7 @@ static int step(sim *g, base_err *e)
     if (m & 1u << CLK_ICNT)
         sim_chans_replies_out(g);
     if (m & 1u << CLK_L2)
-        sim_icnt_to_parts(g);
+        icnt_to_parts(g);
     phase_b(g, m);
     if (m & 1u << CLK_CORE)
         return core_cycle(g, e) ? -1 : 1;

@@ -369,7 +369,6 @@ void sim_window_sync_channels(sim *g); /* the counted edges of channels without 
 void sim_window_diagnose(const sim *g, FILE *f); /* the links holding entries (serial) */
 /* sim.c, for window.c: the exact loop's pieces that do not touch the SMs */
 unsigned sim_next_edges(sim *g);   /* which clock domains tick next; advances them */
-void sim_icnt_to_parts(sim *g);    /* requests out of the crossbar into the ROP queues */
 int sim_watchdog(sim *g, base_err *e, FILE *diag);
 int sim_stop_now(sim *g);
 /* kern.c */
