@@ -121,6 +121,41 @@ TEST(sim_ref_vectoradd100_sm61) { check_case(&CASES[2]); }
 TEST(sim_ref_matrixmul32_sm61) { check_case(&CASES[3]); }
 TEST(sim_ref_vecadd_sm61) { check_case(&CASES[4]); }
 
+/* Runs `trace` (with the reference config in cfgdir, if any) once per entry of runs[], each
+ * after the arguments `common`, and requires the same JSON from all; each run's output must
+ * hold `says` (NULL: no check). */
+static void same_json_runs(const char *trace, const char *cfgdir, const char *common,
+                           const char *const *runs, int n, const char *says)
+{
+    char cfg[600] = "";
+    if (cfgdir)
+        snprintf(cfg, sizeof cfg, "--config=%s/gpgpusim.config --config=%s/trace.config "
+                 "--kernel_launch_latency=0", cfgdir, cfgdir);
+    char *first = NULL;
+    for (int i = 0; i < n; i++) {
+        char out[512];
+        snprintf(out, sizeof out, "%s/det-%d.json", test_tmpdir(), i);
+        test_proc p = test_lockstep("run %s %s %s --stats-json=%s %s", cfg, common, runs[i], out,
+                                    trace);
+        CHECK_EQ(p.status, 0);
+        if (says)
+            CHECK_HAS(p.out, says);
+        char *j = test_read_file(out, NULL);
+        CHECK(j != NULL);
+        if (!j)
+            break;
+        if (!first)
+            first = j;
+        else {
+            if (strcmp(first, j))
+                test_fail_at(__FILE__, __LINE__, "%s: JSON differs with %s %s", trace, common,
+                             runs[i]);
+            free(j);
+        }
+    }
+    free(first);
+}
+
 /* The JSON of a whole run is byte-identical cycle by cycle and edge by edge (fast_forward=0,
  * dram_defer=0) and with the fast-forward and deferred DRAM edges, for 1 to 4 threads, every
  * schedule (the persistent team, OpenMP static and dynamic loops), both homes of the memory
@@ -130,11 +165,6 @@ TEST(sim_ref_vecadd_sm61) { check_case(&CASES[4]); }
  * its reference config) and every bundled synth sample. */
 static void same_json(const char *trace, const char *cfgdir)
 {
-    char cfg[600] = "";
-    if (cfgdir)
-        snprintf(cfg, sizeof cfg, "--config=%s/gpgpusim.config --config=%s/trace.config "
-                 "--kernel_launch_latency=0", cfgdir, cfgdir);
-    char *first = NULL;
     const char *runs[] = {"--fast_forward=0 --dram_defer=0", "--threads=1",
                           "--threads=2 --team_start_ms=0", "--threads=4 --team_start_ms=0",
                           "--threads=2 --team_start_ms=1 --team_min_edge_us=0 --team_min_left_ms=0",
@@ -142,27 +172,12 @@ static void same_json(const char *trace, const char *cfgdir)
                           "--threads=3 --omp_schedule=static", "--threads=4 --omp_schedule=dynamic",
                           "--threads=2 --team_chan_home=spread --team_start_ms=0",
                           "--threads=3 --team_chan_home=main --team_start_ms=0"};
-    for (int i = 0; i < (int)BASE_ARRAY_LEN(runs); i++) {
-        char out[512];
-        snprintf(out, sizeof out, "%s/det-%d.json", test_tmpdir(), i);
-        test_proc p = test_lockstep("run %s %s --stats-json=%s %s", cfg, runs[i], out, trace);
-        CHECK_EQ(p.status, 0);
-        char *j = test_read_file(out, NULL);
-        CHECK(j != NULL);
-        if (!j)
-            break;
-        if (!first)
-            first = j;
-        else {
-            if (strcmp(first, j))
-                test_fail_at(__FILE__, __LINE__, "%s: JSON differs with %s", trace, runs[i]);
-            free(j);
-        }
-    }
-    free(first);
+    same_json_runs(trace, cfgdir, "", runs, (int)BASE_ARRAY_LEN(runs), NULL);
 }
 
-TEST(sim_deterministic_shared_traces)
+/* check(trace, config dir) on every shared trace with its reference config (none when
+ * ../shared is absent), and on every bundled synth sample (no config). */
+static void each_shared(void (*check)(const char *trace, const char *cfgdir))
 {
     for (size_t i = 0; i < BASE_ARRAY_LEN(CASES); i++) {
         char rel[256], trace[512], cfg[512];
@@ -173,77 +188,39 @@ TEST(sim_deterministic_shared_traces)
         snprintf(trace, sizeof trace, "%s", p);
         snprintf(rel, sizeof rel, "reference/accelsim-configs/%s", CASES[i].config);
         snprintf(cfg, sizeof cfg, "%s", test_shared_path(rel));
-        same_json(trace, cfg);
+        check(trace, cfg);
     }
 }
 
-TEST(sim_deterministic_synth_samples)
+static void each_sample(void (*check)(const char *trace, const char *cfgdir))
 {
     const char *w[] = {"vectoradd", "saxpy-stride", "reduce", "sgemm-tiled", "stencil2d", "hmma",
                        "gather", "histogram", "branchy", "pchase", "multi"};
     for (size_t i = 0; i < BASE_ARRAY_LEN(w); i++) {
         char dir[256];
         snprintf(dir, sizeof dir, "samples/synth/%s", w[i]);
-        same_json(dir, NULL);
+        check(dir, NULL);
     }
 }
 
+TEST(sim_deterministic_shared_traces) { each_shared(same_json); }
+TEST(sim_deterministic_synth_samples) { each_sample(same_json); }
+
 /* Windowed mode: the JSON is byte-identical for 1 to 4 threads, with and without parking
- * and deferred DRAM edges (results depend on sync_window, never on the host). */
+ * and deferred DRAM edges (results depend on sync_window, never on the host), and the run
+ * says it was windowed. */
 static void same_json_windowed(const char *trace, const char *cfgdir)
 {
-    char cfg[600] = "";
-    if (cfgdir)
-        snprintf(cfg, sizeof cfg, "--config=%s/gpgpusim.config --config=%s/trace.config "
-                 "--kernel_launch_latency=0", cfgdir, cfgdir);
     const char *runs[] = {"--threads=1", "--threads=2", "--threads=3 --fast_forward=0",
                           "--threads=4 --dram_defer=0"};
-    char *first = NULL;
-    for (int i = 0; i < (int)BASE_ARRAY_LEN(runs); i++) {
-        char out[512];
-        snprintf(out, sizeof out, "%s/win-%d.json", test_tmpdir(), i);
-        test_proc p = test_lockstep("run --sync_window=16 %s %s --stats-json=%s %s", cfg, runs[i],
-                                    out, trace);
-        CHECK_EQ(p.status, 0);
-        CHECK_HAS(p.out, "# windowed mode: ");
-        CHECK_HAS(p.out, " windows of 16 core cycles; each round trip's links add 64 cycles");
-        char *j = test_read_file(out, NULL);
-        CHECK(j != NULL);
-        if (!j)
-            break;
-        if (!first) {
-            first = j;
-            CHECK(strstr(j, "\"sync_window\": 16") != NULL);
-        } else {
-            if (strcmp(first, j))
-                test_fail_at(__FILE__, __LINE__, "%s: windowed JSON differs with %s", trace,
-                             runs[i]);
-            free(j);
-        }
-    }
-    free(first);
+    same_json_runs(trace, cfgdir, "--sync_window=16", runs, (int)BASE_ARRAY_LEN(runs),
+                   " windows of 16 core cycles; each round trip's links add 64 cycles");
 }
 
 TEST(sim_windowed_deterministic)
 {
-    const char *w[] = {"vectoradd", "saxpy-stride", "reduce", "sgemm-tiled", "stencil2d", "hmma",
-                       "gather", "histogram", "branchy", "pchase", "multi"};
-    for (size_t i = 0; i < BASE_ARRAY_LEN(w); i++) {
-        char dir[256];
-        snprintf(dir, sizeof dir, "samples/synth/%s", w[i]);
-        same_json_windowed(dir, NULL);
-    }
-    for (size_t i = 0; i < BASE_ARRAY_LEN(CASES); i++) {
-        char rel[256], trace[512], cfg[512];
-        snprintf(rel, sizeof rel, "traces/accelsim/%s", CASES[i].trace);
-        const char *p = test_shared_path(rel);
-        if (!p)
-            return;
-        snprintf(trace, sizeof trace, "%s", p);
-        snprintf(rel, sizeof rel, "reference/accelsim-configs/%s", CASES[i].config);
-        snprintf(cfg, sizeof cfg, "%s", test_shared_path(rel));
-        same_json_windowed(trace, cfg);
-    }
+    each_sample(same_json_windowed);
+    each_shared(same_json_windowed);
 }
 
 /* MacSim GPU traces run through the converter: every warp instruction is simulated. */

@@ -254,15 +254,7 @@ void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me)
         (void)mem_q_pop(out);
     if (g->inbox_bits[s / 64] >> (s % 64) & 1)
         sm_inbound_push(u, &g->inbox[s]);
-    int prog = sm_cycle(u, g->cycle);
-    /* written only when it changes: eight SMs share a host line, and a store of the same
-     * value still takes the line from the cores of its other SMs (every edge, for nothing) */
-    uint64_t park = sm_parked(u) ? sm_park_until(u) : 0;
-    if (g->park_at[s] != park)
-        g->park_at[s] = park;
-    uint64_t *f = g->smf + (size_t)me * g->smf_stride + s / 64, bit = 1ull << (s % 64);
-    if (prog)
-        f[SMF_PROG * g->smf_words] |= bit;
+    uint64_t *f = sim_sm_task_end(g, s, me, sm_cycle(u, g->cycle)), bit = 1ull << (s % 64);
     if (!mem_q_empty(out)) {
         g->outbox[s] = *mem_q_front(out);
         f[SMF_OUT * g->smf_words] |= bit;

@@ -403,6 +403,22 @@ int sim_work_left(sim *g, double secs, uint64_t done);
  * replies waiting */
 enum { SMF_PROG, SMF_OUT, SMF_OUT2, SMF_DONE, SMF_ACT, SMF_INROOM,
        SMF_CH_RAN, SMF_CH_DRAM, SMF_CH_L2, SMF_CH_REP, SMF_KINDS };
+/* The end of SM s's task on thread `me` (either loop): its park's end where the serial phase
+ * reads it, written only when it changes (eight SMs share a host line, and a store of the same
+ * value still takes the line from the cores of its other SMs, every edge for nothing), and its
+ * progress bit. Returns its word in the thread's flag bitmaps (kind k at [k * smf_words]). */
+static inline uint64_t *sim_sm_task_end(sim *g, uint32_t s, uint32_t me, int prog)
+{
+    const sm *u = g->sm[s];
+    uint64_t park = sm_parked(u) ? sm_park_until(u) : 0;
+    if (g->park_at[s] != park)
+        g->park_at[s] = park;
+    uint64_t *f = g->smf + (size_t)me * g->smf_stride + s / 64;
+    if (prog)
+        f[SMF_PROG * g->smf_words] |= 1ull << (s % 64);
+    return f;
+}
+
 uint64_t sim_smf_take(sim *g, int kind, uint32_t word); /* serial: OR of the threads' bits, cleared */
 uint32_t sim_task_owner(const sim *g, uint32_t i, uint32_t threads); /* its home thread */
 void sim_homes_rebalance(sim *g); /* main thread, between edges: SM homes follow the steals */

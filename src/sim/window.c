@@ -152,12 +152,7 @@ static void sm_window(sim *g, uint32_t s, uint64_t from, uint64_t end, uint32_t 
             (void)mem_q_pop(out);
         }
     }
-    uint64_t park = sm_parked(u) ? sm_park_until(u) : 0;
-    if (g->park_at[s] != park)
-        g->park_at[s] = park;
-    uint64_t *f = g->smf + (size_t)me * g->smf_stride + s / 64, bit = 1ull << (s % 64);
-    if (prog)
-        f[SMF_PROG * g->smf_words] |= bit;
+    uint64_t *f = sim_sm_task_end(g, s, me, prog), bit = 1ull << (s % 64);
     if (sm_active(u))
         f[SMF_ACT * g->smf_words] |= bit;
     if (sm_ctas_done(u))
