@@ -31,49 +31,41 @@ else
     tail -40 "$work/tests.log"
     echo "FAIL: the team's tests under ThreadSanitizer (log above)"
 fi
-for w in reduce gather sgemm-tiled multi hmma; do
-    if ! "$bin" run --threads=1 --stats-json="$work/$w-base.json" "samples/synth/$w" \
-        >/dev/null 2>"$work/$w-base.err"; then
+# Sample $1 on one thread with the options $2, then with $2 and each further argument: each
+# run's statistics must equal the one-thread run's, and no run may report. $3 names the runs.
+same_as_one_thread() {
+    w=$1 common=$2 tag=$3 i=0
+    shift 3
+    # shellcheck disable=SC2086 # common and opts hold several arguments
+    if ! "$bin" run --threads=1 $common --stats-json="$work/$w-$tag.json" "samples/synth/$w" \
+        >/dev/null 2>"$work/$w-$tag.err"; then
         fail=$((fail + 1))
-        tail -40 "$work/$w-base.err"
-        echo "FAIL: $w on one thread"
-        continue
+        tail -40 "$work/$w-$tag.err"
+        echo "FAIL: $w $common on one thread"
+        return
     fi
-    i=0
-    for opts in "--threads=2" "--threads=2 --team_start_ms=0" "--threads=4 --team_start_ms=0" \
-                "--threads=3 --omp_schedule=static" "--threads=4 --omp_schedule=dynamic"; do
+    for opts in "$@"; do
         i=$((i + 1))
-        # shellcheck disable=SC2086 # opts holds several arguments
-        if "$bin" run $opts --stats-json="$work/$w-$i.json" "samples/synth/$w" \
-            >/dev/null 2>"$work/$w-$i.err" && cmp -s "$work/$w-base.json" "$work/$w-$i.json"; then
+        # shellcheck disable=SC2086
+        if "$bin" run $common $opts --stats-json="$work/$w-$tag$i.json" "samples/synth/$w" \
+            >/dev/null 2>"$work/$w-$tag$i.err" &&
+            cmp -s "$work/$w-$tag.json" "$work/$w-$tag$i.json"; then
             pass=$((pass + 1))
         else
             fail=$((fail + 1))
-            tail -60 "$work/$w-$i.err"
-            echo "FAIL: $w $opts (a report above, or statistics unlike one thread's)"
+            tail -60 "$work/$w-$tag$i.err"
+            echo "FAIL: $w $common $opts (a report above, or statistics unlike one thread's)"
         fi
     done
+}
+for w in reduce gather sgemm-tiled multi hmma; do
+    same_as_one_thread "$w" "" base "--threads=2" "--threads=2 --team_start_ms=0" \
+        "--threads=4 --team_start_ms=0" "--threads=3 --omp_schedule=static" \
+        "--threads=4 --omp_schedule=dynamic"
 done
 # the windowed mode (sync_window): its own one-thread statistics against 2 and 4 threads
 for w in reduce gather multi; do
-    if ! "$bin" run --threads=1 --sync_window=16 --stats-json="$work/$w-wbase.json" \
-        "samples/synth/$w" >/dev/null 2>"$work/$w-wbase.err"; then
-        fail=$((fail + 1))
-        tail -40 "$work/$w-wbase.err"
-        echo "FAIL: $w windowed on one thread"
-        continue
-    fi
-    for t in 2 4; do
-        if "$bin" run --threads=$t --sync_window=16 --stats-json="$work/$w-w$t.json" \
-            "samples/synth/$w" >/dev/null 2>"$work/$w-w$t.err" &&
-            cmp -s "$work/$w-wbase.json" "$work/$w-w$t.json"; then
-            pass=$((pass + 1))
-        else
-            fail=$((fail + 1))
-            tail -60 "$work/$w-w$t.err"
-            echo "FAIL: $w --sync_window=16 --threads=$t (a report above, or statistics unlike one thread's)"
-        fi
-    done
+    same_as_one_thread "$w" "--sync_window=16" window "--threads=2" "--threads=4"
 done
 echo "tsan: $pass passed, $fail failed"
 [ "$fail" = 0 ] && rm -rf "$work"
