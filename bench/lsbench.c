@@ -100,6 +100,7 @@ struct opts {
     const char *shared;
     const char *only;
     bool native;
+    bool native_only; /* run the native copies alone (a short lease's minutes) */
     bool large;
     int scale; /* reduce and vectoradd of --large take --n=scale M */
     bool core_check; /* time one workload pinned to each core every round */
@@ -270,6 +271,7 @@ static void usage(FILE *f)
         "  --only SUBSTR     only workloads whose label contains SUBSTR\n"
         "  --native          also run a copy of each trace converted with\n"
         "                    `lockstep trace convert --to native` (skipped if unsupported)\n"
+        "  --native-only     the native copies alone, without their sources' rows\n"
         "  --large           also generate and run the scaling workloads (`lockstep synth`:\n"
         "                    reduce --n=1M, sgemm-tiled --n=256, vectoradd --n=1M; each at\n"
         "                    least 4 CTAs per pair of SMs on the default GPU)\n"
@@ -359,6 +361,8 @@ static int parse_one(struct opts *o, int argc, char **argv, int *i)
     }
     if (strcmp(argv[*i], "--native") == 0)
         return o->native = true, 0;
+    if (strcmp(argv[*i], "--native-only") == 0)
+        return o->native = o->native_only = true, 0;
     if (strcmp(argv[*i], "--large") == 0)
         return o->large = true, 0;
     if (strcmp(argv[*i], "--no-core-check") == 0)
@@ -720,8 +724,11 @@ static void add_native_copies(struct bench *b)
     memcpy(src, b->wl, (size_t)n * sizeof *src);
     b->n_wl = 0;
     for (int i = 0; i < n; i++) {
-        int at = b->n_wl;
-        *new_workload(b, src[i].label, src[i].trace) = src[i];
+        int at = -1;
+        if (!b->o.native_only) {
+            at = b->n_wl;
+            *new_workload(b, src[i].label, src[i].trace) = src[i];
+        }
         char label[LABEL_LEN + 8], dst[PATH_MAX];
         snprintf(label, sizeof label, "%s native", src[i].label);
         snprintf(dst, sizeof dst, "%s/native-%d", b->tmpdir, i);

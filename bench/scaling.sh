@@ -4,7 +4,9 @@
 # at four times the length, the windowed mode (--sync_window=16) on both, and the thread
 # team's profile by thread count (where the loop's time goes as threads are added). Meant for
 # a lent many-core machine, whose minutes are few: on 16 cores it takes 6-8 minutes; QUICK=1
-# runs a small version for a dry run; WINDOW=0 leaves the windowed tables out.
+# runs a small version for a dry run; WINDOW=0 leaves the windowed tables out; TABLES="h100
+# window" runs only the tables named (profile is one); NATIVE_ONLY=1 drops the text traces'
+# rows (the native rows take less of a short lease).
 # Usage: bench/scaling.sh [OUTDIR]     (default /tmp/lockstep-scaling; THREADS=1,2,4 to choose)
 # Writes OUTDIR/{default,h100,default-x4,h100-x4,window,window-h100-x4}.{txt,json} and
 # OUTDIR/profile.txt.
@@ -24,12 +26,17 @@ bin=build/lockstep lsb=build/lsbench
 [ -x "$bin" ] && [ -x "$lsb" ] || make -s "$bin" "$lsb" || exit 1
 mkdir -p "$out" || exit 1
 rc=0
+native=--native
+[ "${NATIVE_ONLY:-0}" = 1 ] && native=--native-only
+tables=${TABLES:-default h100 default-x4 h100-x4 window window-h100-x4 profile}
+[ "${WINDOW:-1}" = 0 ] && tables=${tables//window/}
 
 table() { # name lsbench-args...
     local name=$1
     shift
+    [[ " $tables " == *" $name "* ]] || return 0
     echo "== $name ($(date -u +%T) UTC)"
-    "$lsb" --large --only large/ --native --repeats "$reps" --json "$out/$name.json" "$@" \
+    "$lsb" --large --only large/ $native --repeats "$reps" --json "$out/$name.json" "$@" \
         >"$out/$name.txt" 2>&1 || rc=1
     grep -E '^\| (workload|large/)|^slowest|^round trip|^with the median' "$out/$name.txt"
 }
@@ -38,11 +45,10 @@ table default --threads "$threads"
 table h100 --threads "$threads" --extra=--preset=h100
 table default-x4 --threads "$wide" --scale 4 --no-core-check
 table h100-x4 --threads "$wide" --scale 4 --no-core-check --extra=--preset=h100
-if [ "${WINDOW:-1}" != 0 ]; then
-    table window --threads "$threads" --no-core-check --extra=--sync_window=16
-    table window-h100-x4 --threads "$threads" --scale 4 --no-core-check \
-        --extra=--preset=h100 --extra=--sync_window=16
-fi
+table window --threads "$threads" --no-core-check --extra=--sync_window=16
+table window-h100-x4 --threads "$threads" --scale 4 --no-core-check \
+    --extra=--preset=h100 --extra=--sync_window=16
+[[ " $tables " == *" profile "* ]] || { echo "results in $out"; exit $rc; }
 
 # The team forced on from the first edge, so every thread count runs the same edges as a team.
 work=$(mktemp -d)
