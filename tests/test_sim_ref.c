@@ -212,7 +212,7 @@ TEST(sim_deterministic_synth_samples) { each_sample(same_json); }
 static void same_json_windowed(const char *trace, const char *cfgdir)
 {
     const char *runs[] = {"--threads=1", "--threads=2", "--threads=3 --fast_forward=0",
-                          "--threads=4 --dram_defer=0"};
+                          "--threads=4 --dram_defer=0", "--threads=2 --team_profile=1"};
     same_json_runs(trace, cfgdir, "--sync_window=16", runs, (int)BASE_ARRAY_LEN(runs),
                    " windows of 16 core cycles; each round trip's links add 64 cycles");
 }
@@ -221,6 +221,59 @@ TEST(sim_windowed_deterministic)
 {
     each_sample(same_json_windowed);
     each_shared(same_json_windowed);
+}
+
+/* With one subnet the crossbar is one task (with two, each subnet is a task of its own): the
+ * same independence of threads. */
+TEST(sim_windowed_one_subnet_deterministic)
+{
+    const char *runs[] = {"--threads=1", "--threads=3", "--threads=2 --fast_forward=0"};
+    const char *w[] = {"samples/synth/vectoradd", "samples/synth/histogram"};
+    for (size_t i = 0; i < BASE_ARRAY_LEN(w); i++)
+        same_json_runs(w[i], NULL, "--sync_window=8 --icnt_subnets=1", runs,
+                       (int)BASE_ARRAY_LEN(runs), " windows of 8 core cycles");
+}
+
+/* team_profile in the windowed mode: after the mode's line, the loop split into the windows'
+ * parallel regions and the serial rest, then every thread's tasks; at least the two crossbar
+ * tasks a window ran, and no thread stole more tasks than it ran. On one thread, the same
+ * split of a run without regions. */
+TEST(sim_window_profile_lines)
+{
+    test_proc p = test_lockstep("run --sync_window=16 --threads=3 --team_profile=1 "
+                                "samples/synth/vectoradd");
+    CHECK_EQ(p.status, 0);
+    const char *loop = strstr(p.out, "# window profile: loop ");
+    CHECK(loop != NULL);
+    unsigned long long windows = 0;
+    if (loop) {
+        double secs;
+        CHECK(sscanf(loop, "# window profile: loop %lf s; %llu windows, their tasks' parallel "
+                           "regions", &secs, &windows) == 2);
+        CHECK(windows > 0);
+        CHECK(strstr(loop, "task s: crossbar ") != NULL);
+    }
+    const char *th = strstr(p.out, "# window profile: thread: s in tasks / tasks / stolen: 0: ");
+    CHECK(th != NULL);
+    if (th) {
+        unsigned long long tasks = 0, v, stolen;
+        double secs;
+        unsigned id;
+        int used;
+        const char *q = strstr(th, "stolen:") + 7;
+        for (unsigned i = 0; i < 3; i++, q += used) {
+            CHECK(sscanf(q, " %u: %lf/%llu/%llu%n", &id, &secs, &v, &stolen, &used) == 4);
+            CHECK_EQ(id, i);
+            CHECK(stolen <= v);
+            tasks += v;
+        }
+        CHECK(tasks >= 2 * windows);
+    }
+    p = test_lockstep("run --sync_window=16 --threads=1 --team_profile=1 samples/synth/vectoradd");
+    CHECK_EQ(p.status, 0);
+    CHECK_HAS(p.out, "windows, their tasks' run ");
+    p = test_lockstep("run --sync_window=16 --threads=2 samples/synth/vectoradd");
+    CHECK(strstr(p.out, "# window profile") == NULL);
 }
 
 /* MacSim GPU traces run through the converter: every warp instruction is simulated. */

@@ -70,6 +70,26 @@ static void print_profile(FILE *f, const sim_team_profile *p)
     fputc('\n', f);
 }
 
+/* team_profile in the windowed mode: the loop split into the windows' parallel part and the
+ * serial rest, the tasks' seconds by kind, how often the crossbar bounded a window; then every
+ * thread's time in tasks. */
+static void print_window_profile(FILE *f, const sim_window_profile *p)
+{
+    fprintf(f, "# window profile: loop %.3f s; %llu windows, their tasks' %s %.3f s, "
+               "between windows (serial) %.3f s (links' indices %.3f, CTAs %.3f); task s: "
+               "crossbar %.3f, channels %.3f, SMs %.3f; a crossbar task ended last %llu "
+               "times (%.3f s from its window's start)\n",
+            p->loop_s, (unsigned long long)p->windows,
+            p->threads > 1 ? "parallel regions" : "run", p->region_s, p->loop_s - p->region_s,
+            p->exchange_s, p->ctas_s, p->xbar_s, p->chan_s, p->sm_s,
+            (unsigned long long)p->xbar_last, p->xbar_last_s);
+    fprintf(f, "# window profile: thread: s in tasks / tasks / stolen:");
+    for (uint32_t i = 0; i < p->threads; i++)
+        fprintf(f, " %u: %.3f/%llu/%llu", i, p->busy_s[i], (unsigned long long)p->tasks[i],
+                (unsigned long long)p->stolen[i]);
+    fputc('\n', f);
+}
+
 static void print_rate(FILE *f, const sim_result *r, const knobs *k)
 {
     uint64_t wi = stat_get(&r->total.sm, "warp_insts");
@@ -84,6 +104,8 @@ static void print_rate(FILE *f, const sim_result *r, const knobs *k)
                    "add %lld cycles, l2_rop_latency ran as %lld\n",
                 (unsigned long long)r->windows, (long long)k->sync_window,
                 4 * (long long)k->sync_window, (long long)r->window_rop);
+    if (r->wprof)
+        print_window_profile(f, r->wprof);
     if (r->team_threads < 2)
         return;
     fprintf(f, "# team of %d threads: ", r->team_threads);

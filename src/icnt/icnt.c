@@ -75,8 +75,12 @@ typedef struct ring {
 } ring;
 
 #define RING_FIRST 8u
+#define NO_DST UINT32_MAX
 
+/* Each crossbar on host lines of its own, with its own clock and counters: in the windowed
+ * mode the two subnets run as tasks of their own (icnt_subnet_step). */
 typedef struct xbar {
+    _Alignas(64) uint64_t now; /* icnt cycles run */
     uint32_t nin, nout;
     ring *in, *out;
     uint32_t *sent;      /* per input: flits of its head packet already sent */
@@ -95,18 +99,23 @@ typedef struct xbar {
      * phases peek at every held output each cycle, mostly before its head is ready, and this
      * answers them from one small array instead of a ring and a packet each */
     uint64_t *head_ready;
+    /* per input, its head packet's output (NO_DST: not looked up yet): the arbiter asks it of
+     * every waiting input every cycle, and a small array answers from a few lines where the
+     * packets' own (a ring slot each) missed the host's cache. A new head's line is fetched
+     * as the packet before it leaves, and its output read a cycle later, when it is there. */
+    uint32_t *head_dst;
     uint32_t npkts;      /* packets anywhere in this crossbar */
-    stat_block st;       /* what its cycles count: subnets may cycle on different threads */
+    stat_block st;       /* what its pushes and cycles count: subnets may cycle on different
+                          * threads */
 } xbar;
 
 struct icnt {
     uint32_t n_sm, n_sub, nsubnets;
     uint32_t flit_size, in_limit, out_limit, latency, grant_cycles, max_flits, flits_hdr;
     int islip;
-    uint64_t now;
     xbar x[2];
     base_slab slab;      /* every array of both crossbars */
-    stat_block st;       /* pushes and cycles */
+    stat_block st;       /* cycles, cycles with a packet anywhere */
     stat_block sum;      /* st plus the crossbars', made by icnt_stats */
 };
 
@@ -188,6 +197,7 @@ static void xbar_carve(xbar *x, uint32_t nin, uint32_t nout, const icnt *n, base
     x->filled = base_slab_take(b, (nin + 63) / 64, sizeof *x->filled);
     x->asked = base_slab_take(b, (nout + 63) / 64, sizeof *x->asked);
     x->head_ready = base_slab_take(b, nout, sizeof *x->head_ready);
+    x->head_dst = base_slab_take(b, nin, sizeof *x->head_dst);
 }
 
 static void xbar_init(xbar *x, const icnt *n)
@@ -227,7 +237,7 @@ static uint32_t flits_of(const icnt *n, unsigned bytes)
 
 icnt *icnt_new(const knobs *k, uint32_t n_sm, uint32_t n_sub_total)
 {
-    icnt *n = base_calloc(1, sizeof *n);
+    icnt *n = base_calloc_lines(sizeof *n); /* its crossbars start on host lines */
     n->n_sm = n_sm;
     n->n_sub = n_sub_total;
     n->nsubnets = k->icnt_subnets >= 2 ? 2 : 1;
@@ -305,18 +315,20 @@ void icnt_push(icnt *n, int subnet, uint32_t src, uint32_t dst, const mem_req *r
 {
     xbar *x = xb(n, subnet);
     ring *q = &x->in[in_port(n, subnet, src)];
-    pkt p = {*r, n->now, UINT64_MAX, out_port(n, subnet, dst), flits_of(n, bytes), subnet};
+    pkt p = {*r, x->now, UINT64_MAX, out_port(n, subnet, dst), flits_of(n, bytes), subnet};
     if (!room(q, p.flits, n->in_limit))
         base_panic("icnt_push: input %u of subnet %d is full (call icnt_can_push first)", src,
                    subnet);
     p.r.loc = subnet == ICNT_REQ ? MEM_AT_ICNT_REQ : MEM_AT_ICNT_REP;
-    ring_push(q, &p);
     uint32_t i = in_port(n, subnet, src);
+    if (!q->n)
+        x->head_dst[i] = p.dst;
+    ring_push(q, &p);
     x->filled[i / 64] |= 1ull << (i % 64);
     q->flits += p.flits;
     x->npkts++;
-    stat_inc(&n->st, subnet == ICNT_REQ ? IS_req_packets : IS_rep_packets, 1);
-    stat_inc(&n->st, subnet == ICNT_REQ ? IS_req_flits : IS_rep_flits, p.flits);
+    stat_inc(&x->st, subnet == ICNT_REQ ? IS_req_packets : IS_rep_packets, 1);
+    stat_inc(&x->st, subnet == ICNT_REQ ? IS_req_flits : IS_rep_flits, p.flits);
 }
 
 /* Input i sends one flit of its head packet; the last one delivers it. */
@@ -332,7 +344,7 @@ static void send_flit(icnt *n, xbar *x, uint32_t i)
         return;
     ring *o = &x->out[p->dst];
     pkt *d = ring_at(o, o->n - 1); /* the packet holding an output is its newest */
-    d->t_ready = n->now + 1 + n->latency;
+    d->t_ready = x->now + 1 + n->latency;
     if (o->n == 1)
         x->head_ready[p->dst] = d->t_ready;
     int req = p->subnet == ICNT_REQ;
@@ -341,8 +353,11 @@ static void send_flit(icnt *n, xbar *x, uint32_t i)
     x->lock[p->dst] = -1;
     x->sent[i] = 0;
     ring_drop_head(q);
+    x->head_dst[i] = NO_DST;
     if (!q->n)
         x->filled[i / 64] &= ~(1ull << (i % 64));
+    else
+        __builtin_prefetch(ring_at(q, 0));
 }
 
 /* Input i's head packet takes its output: reserve the whole packet there, send a flit. */
@@ -392,7 +407,9 @@ static void arbitrate_islip(icnt *n, xbar *x)
          i = base_next_bit(x->filled, i + 1, x->nin)) {
         if (x->in_busy[i])
             continue;
-        uint32_t o = ring_at(&x->in[i], 0)->dst;
+        uint32_t o = x->head_dst[i];
+        if (o == NO_DST)
+            o = x->head_dst[i] = ring_at(&x->in[i], 0)->dst;
         if (x->lock[o] >= 0 || x->out_busy[o]) {
             stat_inc(&x->st, IS_conflicts, 1);
             continue;
@@ -466,7 +483,39 @@ uint32_t icnt_cycle_begin(icnt *n)
 
 void icnt_subnet_cycle(icnt *n, uint32_t s) { xbar_cycle(n, &n->x[s]); }
 
-void icnt_cycle_end(icnt *n) { n->now++; }
+void icnt_cycle_end(icnt *n)
+{
+    for (uint32_t s = 0; s < n->nsubnets; s++)
+        n->x[s].now++;
+}
+
+int icnt_subnet_step(icnt *n, uint32_t s)
+{
+    xbar *x = &n->x[s];
+    int held = x->npkts != 0;
+    xbar_cycle(n, x);
+    x->now++;
+    return held;
+}
+
+void icnt_count_cycles(icnt *n, uint64_t cycles, uint64_t active)
+{
+    stat_inc(&n->st, IS_cycles, cycles);
+    stat_inc(&n->st, IS_active_cycles, active);
+}
+
+uint32_t icnt_subnets(const icnt *n) { return n->nsubnets; }
+
+void icnt_prefetch(const icnt *n, int subnet)
+{
+    const xbar *x = xb(n, subnet);
+    for (uint32_t i = base_next_bit(x->filled, 0, x->nin); i < x->nin;
+         i = base_next_bit(x->filled, i + 1, x->nin))
+        __builtin_prefetch(ring_at(&x->in[i], 0));
+    for (uint32_t o = base_next_bit(x->held, 0, x->nout); o < x->nout;
+         o = base_next_bit(x->held, o + 1, x->nout))
+        __builtin_prefetch(ring_at(&x->out[o], 0));
+}
 
 void icnt_cycle(icnt *n)
 {
@@ -489,14 +538,15 @@ uint32_t icnt_next_held(const icnt *n, int subnet, uint32_t dst)
 void icnt_skip(icnt *n, uint64_t cycles)
 {
     stat_inc(&n->st, IS_cycles, cycles);
-    n->now += cycles;
+    for (uint32_t s = 0; s < n->nsubnets; s++)
+        n->x[s].now += cycles;
 }
 
 const mem_req *icnt_peek(const icnt *n, int subnet, uint32_t dst)
 {
     const xbar *x = xb(n, subnet);
     uint32_t port = out_port(n, subnet, dst);
-    if (x->head_ready[port] > n->now)
+    if (x->head_ready[port] > x->now)
         return NULL;
     return &ring_at(&x->out[port], 0)->r;
 }
@@ -506,7 +556,7 @@ mem_req icnt_pop(icnt *n, int subnet, uint32_t dst)
     xbar *x = xb(n, subnet);
     uint32_t port = out_port(n, subnet, dst);
     ring *o = &x->out[port];
-    if (x->head_ready[port] > n->now)
+    if (x->head_ready[port] > x->now)
         base_panic("icnt_pop: nothing ready at output %u of subnet %d", dst, subnet);
     const pkt *p = ring_at(o, 0);
     mem_req r = p->r;

@@ -13,9 +13,11 @@
  *   subnet says which side is the source).
  * - icnt_can_push() before icnt_push(): an input buffer holds at most icnt_in_buffer flits;
  *   an output buffer at most icnt_out_buffer flits (a full output blocks its crossbar port).
- * - Called only from the serial phases (A and C): no locking, no per-thread state. The one
- *   exception: between icnt_cycle_begin and icnt_cycle_end, icnt_subnet_cycle may run for
- *   different subnets on different threads (each crossbar keeps its own statistics).
+ * - Called only from the serial phases (A and C): no locking, no per-thread state. The
+ *   exceptions: between icnt_cycle_begin and icnt_cycle_end, icnt_subnet_cycle may run for
+ *   different subnets on different threads (each crossbar keeps its own statistics); and with
+ *   two subnets, each may be driven by a thread of its own throughout (push, peek, pop,
+ *   icnt_subnet_step on that subnet alone), its cycles then counted by icnt_count_cycles.
  * - Deterministic: arbitration depends only on the state, never on pointer values.
  */
 #ifndef LOCKSTEP_ICNT_H
@@ -40,6 +42,17 @@ void icnt_cycle(icnt *n);                    /* one interconnect-clock cycle, bo
 uint32_t icnt_cycle_begin(icnt *n);
 void icnt_subnet_cycle(icnt *n, uint32_t s);
 void icnt_cycle_end(icnt *n);
+/* With two subnets, subnet s's crossbar alone through one cycle (the windowed mode runs each
+ * as a task of its own): returns 1 when it held a packet as the cycle began. The network's
+ * cycle counters are left to icnt_count_cycles: a cycle is active when either subnet held a
+ * packet at its start, which only the caller of both sees. */
+int icnt_subnet_step(icnt *n, uint32_t s);
+void icnt_count_cycles(icnt *n, uint64_t cycles, uint64_t active);
+uint32_t icnt_subnets(const icnt *n);
+/* Host-side only: the head packets of subnet's inputs and outputs fetched towards the host's
+ * cache (a windowed task calls it as it starts: its crossbar's lines went cold while the
+ * other tasks of the window before ran). Changes nothing the model sees. */
+void icnt_prefetch(const icnt *n, int subnet);
 /* The first destination >= dst whose output holds a packet (ready or still arriving), or the
  * destination count when none does: a walk over the outputs can skip the empty ones. */
 uint32_t icnt_next_held(const icnt *n, int subnet, uint32_t dst);

@@ -262,6 +262,12 @@ void sim_result_free(sim_result *r)
         free(r->prof);
         r->prof = NULL;
     }
+    if (r->wprof) {
+        free(r->wprof->busy_s);
+        free(r->wprof->tasks);
+        free(r->wprof);
+        r->wprof = NULL;
+    }
     for (size_t i = 0; i < r->nk; i++) {
         free(r->k[i].name);
         free(r->k[i].path);

@@ -109,13 +109,15 @@ typedef struct sim_wsm {      /* SM s's side, written by its task */
     _Alignas(64) uint32_t out_tail, in_head;
     uint32_t out_head_seen, in_tail_seen;
 } sim_wsm;
+/* The crossbar's sides, each half on a line of its own: with two subnets the request and the
+ * reply crossbar are tasks of their own, which write one half each. */
 typedef struct sim_wxs {      /* the crossbar's side of SM s's links */
-    _Alignas(64) uint32_t out_head, in_tail;
-    uint32_t out_tail_seen, in_head_seen;
+    _Alignas(64) uint32_t out_head, out_tail_seen;
+    _Alignas(64) uint32_t in_tail, in_head_seen;
 } sim_wxs;
 typedef struct sim_wxp {      /* the crossbar's side of sub-partition i's links */
-    _Alignas(64) uint32_t req_tail, rep_head;
-    uint32_t req_head_seen, rep_tail_seen;
+    _Alignas(64) uint32_t req_tail, req_head_seen;
+    _Alignas(64) uint32_t rep_head, rep_tail_seen;
 } sim_wxp;
 typedef struct sim_wcp {      /* sub-partition i's side, written by its channel's task */
     _Alignas(64) uint32_t req_head, rep_tail;
@@ -138,6 +140,14 @@ typedef struct sim_wrange {
     _Alignas(64) _Atomic uint32_t next;
     uint32_t end;
 } sim_wrange;
+/* One thread's tallies for the windowed profile (team_profile), written by that thread alone:
+ * seconds in tasks (and of them in crossbar, channel and SM tasks), tasks run, of them
+ * stolen; crossbar tasks that ended after every other task was taken, and their seconds from
+ * the parallel region's start. */
+typedef struct sim_wprof {
+    _Alignas(64) double busy, xbar_s, chan_s, sm_s, xlast_s;
+    uint64_t tasks, stolen, xlast;
+} sim_wprof;
 typedef struct sim_window {
     uint32_t len, cap;        /* W core cycles; entries a link holds (a power of two, >= 2W) */
     mem_req *req, *preq;      /* the SMs' links, the sub-partitions' */
@@ -148,11 +158,14 @@ typedef struct sim_window {
     sim_wcp *cp;
     sim_wchan *ch;
     uint64_t *out_bits;       /* the crossbar's: SMs whose request link has entries it may take */
+    uint64_t *rep_bits;       /* and sub-partitions whose reply link has (each on lines apart) */
     sim_wedge *edge;
     uint32_t nedge, edge_cap;
     uint64_t ndram, last_l2; /* the window's DRAM edges; its last L2 edge's cycle (0: none) */
     uint32_t *chan_task, nchan_task; /* the channels with a task in the window */
-    uint64_t xb_moved;        /* the crossbar task's hand-overs, written as it ends */
+    uint32_t nx;              /* crossbar tasks: 2 with two subnets (one each), else 1 */
+    uint8_t *xact[2];         /* per edge of the window, split crossbar: subnet held a packet */
+    uint64_t xb_moved[2][8];  /* each crossbar task's hand-overs, on lines apart */
     sim_wrange *range;        /* per thread: its slice of order[] */
     /* homes (threads > 1): thread t's SMs are sm_first[t] .. sm_first[t+1]-1 */
     uint32_t *sm_first, *home_sm, *home_chan;
@@ -160,6 +173,9 @@ typedef struct sim_window {
     double *dur;              /* each one's seconds, by its place in order[] */
     double *load;             /* per thread: running mean of its homed work's seconds */
     uint32_t windows;
+    sim_wprof *prof;          /* per thread with team_profile, else NULL */
+    double p_t0, p_region;    /* team_profile: the region's start, the regions' sum, */
+    double p_exchange, p_ctas; /* between windows: the links' indices, CTAs retired, issued */
 } sim_window;
 
 typedef struct run_kernel {

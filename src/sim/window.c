@@ -8,7 +8,8 @@
  * of entries stamped with the core cycle they may leave it: a request an SM sends in cycle c
  * may enter the crossbar from cycle c + W on, and so on for every crossing. So within a window
  * of W core cycles nothing one unit does reaches another, and every SM, every memory channel
- * and the crossbar each run the window as one task, all at once on any threads.
+ * and the crossbar (one task per subnet: requests and replies share nothing) each run the
+ * window as one task, all at once on any threads.
  *
  * Each link has one producer and one consumer, and each reads the other's index only as it
  * stood at the window's start (the *_seen copies, set serially between windows): room and
@@ -64,7 +65,8 @@ static void win_init(sim *g)
     w->at = base_calloc((size_t)2 * g->n_sm * cap, sizeof *w->at);
     w->sm = base_calloc_lines((size_t)g->n_sm * sizeof *w->sm);
     w->xs = base_calloc_lines((size_t)g->n_sm * sizeof *w->xs);
-    w->out_bits = base_calloc((g->n_sm + 63) / 64, sizeof *w->out_bits);
+    w->out_bits = base_calloc_lines((g->n_sm + 63) / 64 * sizeof *w->out_bits);
+    w->rep_bits = base_calloc_lines((g->n_sub_total + 63) / 64 * sizeof *w->rep_bits);
     w->preq = base_calloc((size_t)2 * g->n_sub_total * cap, sizeof *w->preq);
     w->pat = base_calloc((size_t)2 * g->n_sub_total * cap, sizeof *w->pat);
     w->xp = base_calloc_lines((size_t)g->n_sub_total * sizeof *w->xp);
@@ -74,6 +76,9 @@ static void win_init(sim *g)
     for (uint32_t c = 0; c < g->n_chan; c++)
         w->ch[c].busy = 3; /* a new channel has not yet found itself idle */
     w->range = base_calloc_lines((size_t)g->k.threads * sizeof *w->range);
+    w->nx = icnt_subnets(g->net) == 2 ? 2 : 1;
+    if (g->k.team_profile)
+        w->prof = base_calloc_lines((size_t)g->k.threads * sizeof *w->prof);
     g->windowed = 1;
 }
 
@@ -85,6 +90,7 @@ void sim_window_free(sim *g)
     free(w->sm);
     free(w->xs);
     free(w->out_bits);
+    free(w->rep_bits);
     free(w->preq);
     free(w->pat);
     free(w->xp);
@@ -92,6 +98,8 @@ void sim_window_free(sim *g)
     free(w->ch);
     free(w->chan_task);
     free(w->edge);
+    free(w->xact[0]);
+    free(w->xact[1]);
     free(w->range);
     free(w->sm_first);
     free(w->home_sm);
@@ -99,6 +107,7 @@ void sim_window_free(sim *g)
     free(w->order);
     free(w->dur);
     free(w->load);
+    free(w->prof);
 }
 
 /* ---- the SMs --------------------------------------------------------------------------- */
@@ -212,20 +221,23 @@ static uint32_t requests_from_sms(sim *g, uint64_t cyc)
 static uint32_t replies_from_subs(sim *g, uint64_t cyc)
 {
     uint32_t moved = 0;
-    for (uint32_t i = 0; i < g->n_sub_total; i++) {
-        sim_wxp *x = &g->w.xp[i];
-        if (x->rep_head == x->rep_tail_seen || *sub_at(g, i, LK_REP, x->rep_head) > cyc)
-            continue;
-        const mem_req *r = sub_req(g, i, LK_REP, x->rep_head);
-        unsigned bytes = mem_req_bytes(r, 1);
-        if (!icnt_can_push(g->net, ICNT_REP, i, bytes))
-            continue;
-        mem_req y = *r;
-        y.loc = MEM_AT_ICNT_REP;
-        icnt_push(g->net, ICNT_REP, i, y.sm, &y, bytes);
-        x->rep_head++;
-        moved++;
-    }
+    for (uint32_t wd = 0; wd < (g->n_sub_total + 63) / 64; wd++)
+        for (uint64_t bits = g->w.rep_bits[wd]; bits; bits &= bits - 1) {
+            uint32_t i = wd * 64 + (uint32_t)__builtin_ctzll(bits);
+            sim_wxp *x = &g->w.xp[i];
+            if (*sub_at(g, i, LK_REP, x->rep_head) > cyc)
+                continue;
+            const mem_req *r = sub_req(g, i, LK_REP, x->rep_head);
+            unsigned bytes = mem_req_bytes(r, 1);
+            if (!icnt_can_push(g->net, ICNT_REP, i, bytes))
+                continue;
+            mem_req y = *r;
+            y.loc = MEM_AT_ICNT_REP;
+            icnt_push(g->net, ICNT_REP, i, y.sm, &y, bytes);
+            moved++;
+            if (++x->rep_head == x->rep_tail_seen)
+                g->w.rep_bits[wd] &= ~(bits & -bits);
+        }
     return moved;
 }
 
@@ -250,11 +262,13 @@ static uint32_t requests_to_subs(sim *g, uint64_t cyc)
     return moved;
 }
 
-/* The crossbar's window, in the exact loop's order of each edge. */
+/* One subnet (both directions share a crossbar): the crossbar's window as one task, in the
+ * exact loop's order of each edge. */
 static void xbar_window(sim *g)
 {
     const sim_wedge *e = g->w.edge;
     uint64_t moved = 0;
+    icnt_prefetch(g->net, 0); /* both directions: one crossbar */
     for (uint32_t k = 0; k < g->w.nedge; k++) {
         unsigned m = e[k].m;
         uint64_t cyc = e[k].cycle;
@@ -273,7 +287,76 @@ static void xbar_window(sim *g)
         if (m & 1u << CLK_CORE)
             moved += requests_from_sms(g, cyc);
     }
-    g->w.xb_moved = moved; /* once: other tasks read the lines around it */
+    g->w.xb_moved[0][0] = moved; /* once: other tasks read the lines around it */
+}
+
+/* Two subnets: the request crossbar's window (from the SMs' links to the sub-partitions')
+ * and the reply crossbar's are tasks of their own. Each keeps the exact loop's order of its
+ * own steps within an edge, and nothing one does reaches the other (icnt_subnet_step), so
+ * the two together do what xbar_window does. Each notes, per edge, whether its crossbar held
+ * a packet as the interconnect cycle began: the network's active cycles, made between
+ * windows (count_icnt). */
+static void xreq_window(sim *g)
+{
+    const sim_wedge *e = g->w.edge;
+    uint8_t *act = g->w.xact[ICNT_REQ];
+    uint64_t moved = 0;
+    icnt_prefetch(g->net, ICNT_REQ); /* its lines went cold in the window before */
+    for (uint32_t k = 0; k < g->w.nedge; k++) {
+        unsigned m = e[k].m;
+        if (m & 1u << CLK_L2)
+            moved += requests_to_subs(g, e[k].cycle);
+        if (m & 1u << CLK_ICNT)
+            act[k] = (uint8_t)icnt_subnet_step(g->net, ICNT_REQ);
+        if (m & 1u << CLK_CORE)
+            moved += requests_from_sms(g, e[k].cycle);
+    }
+    g->w.xb_moved[ICNT_REQ][0] = moved;
+}
+
+static void xrep_window(sim *g)
+{
+    const sim_wedge *e = g->w.edge;
+    uint8_t *act = g->w.xact[ICNT_REP];
+    uint64_t moved = 0;
+    icnt_prefetch(g->net, ICNT_REP);
+    for (uint32_t k = 0; k < g->w.nedge; k++) {
+        unsigned m = e[k].m;
+        if (m & 1u << CLK_CORE)
+            moved += replies_to_sms(g, e[k].cycle);
+        if (m & 1u << CLK_ICNT) {
+            moved += replies_from_subs(g, e[k].cycle);
+            act[k] = (uint8_t)icnt_subnet_step(g->net, ICNT_REP);
+        }
+    }
+    g->w.xb_moved[ICNT_REP][0] = moved;
+}
+
+/* Crossbar task i (i < nx). */
+static void xbar_task(sim *g, uint32_t i)
+{
+    if (g->w.nx == 1)
+        xbar_window(g);
+    else if (i == ICNT_REQ)
+        xreq_window(g);
+    else
+        xrep_window(g);
+}
+
+/* Serial, after a window of the split crossbar: its interconnect cycles, and of them those
+ * in which either subnet held a packet, as icnt_cycle_begin counts them. */
+static void count_icnt(sim *g)
+{
+    const sim_window *w = &g->w;
+    if (w->nx != 2)
+        return;
+    uint64_t cycles = 0, active = 0;
+    for (uint32_t k = 0; k < w->nedge; k++)
+        if (w->edge[k].m & 1u << CLK_ICNT) {
+            cycles++;
+            active += (w->xact[0][k] | w->xact[1][k]) != 0;
+        }
+    icnt_count_cycles(g->net, cycles, active);
 }
 
 /* ---- the memory channels --------------------------------------------------------------- */
@@ -429,6 +512,8 @@ static void list_edges(sim *g, uint64_t end)
         if (w->nedge == w->edge_cap) {
             w->edge_cap = w->edge_cap ? 2 * w->edge_cap : 64;
             w->edge = base_realloc(w->edge, w->edge_cap * sizeof *w->edge);
+            for (uint32_t s = 0; s < w->nx && w->nx == 2; s++)
+                w->xact[s] = base_realloc(w->xact[s], w->edge_cap);
         }
         unsigned m = sim_next_edges(g);
         w->edge[w->nedge++] = (sim_wedge){cyc, m};
@@ -445,15 +530,31 @@ typedef struct win_ctx {
     uint32_t ahead; /* 1: the last thread fills the CTA read-ahead rings first */
 } win_ctx;
 
-/* Task i of the window: the crossbar, the channels, the SMs with work. */
+/* Task i of the window: the crossbar's (nx), the channels', the SMs' with work. */
 static void win_task(sim *g, const win_ctx *x, uint32_t i, uint32_t me)
 {
-    if (i == 0)
-        xbar_window(g);
-    else if (i <= g->w.nchan_task)
-        chan_window(g, g->w.chan_task[i - 1]);
+    uint32_t nx = g->w.nx;
+    if (i < nx)
+        xbar_task(g, i);
+    else if (i < nx + g->w.nchan_task)
+        chan_window(g, g->w.chan_task[i - nx]);
     else
-        sm_window(g, g->active[i - 1 - g->w.nchan_task], x->from, x->end, me);
+        sm_window(g, g->active[i - nx - g->w.nchan_task], x->from, x->end, me);
+}
+
+/* team_profile: task i's seconds to thread me's tallies (the crossbar's are kept apart). */
+static void prof_task(sim *g, uint32_t i, uint32_t me, double s, int stolen)
+{
+    sim_wprof *p = &g->w.prof[me];
+    p->busy += s;
+    p->tasks++;
+    p->stolen += stolen != 0;
+    if (i < g->w.nx)
+        p->xbar_s += s;
+    else if (i < g->w.nx + g->w.nchan_task)
+        p->chan_s += s;
+    else
+        p->sm_s += s;
 }
 
 /* The SMs with something to do in [from, end): work as their last task left it, a CTA
@@ -487,8 +588,8 @@ static void homes_init(sim *g, uint32_t threads)
     w->sm_first = base_calloc(threads + 1, sizeof *w->sm_first);
     w->home_sm = base_calloc(g->n_sm, sizeof *w->home_sm);
     w->home_chan = base_calloc(g->n_chan, sizeof *w->home_chan);
-    w->order = base_calloc(1 + (size_t)g->n_chan + g->n_sm, sizeof *w->order);
-    w->dur = base_calloc(1 + (size_t)g->n_chan + g->n_sm, sizeof *w->dur);
+    w->order = base_calloc(2 + (size_t)g->n_chan + g->n_sm, sizeof *w->order);
+    w->dur = base_calloc(2 + (size_t)g->n_chan + g->n_sm, sizeof *w->dur);
     w->load = base_calloc(threads, sizeof *w->load);
     for (uint32_t t = 0; t <= threads; t++)
         w->sm_first[t] = (uint32_t)((uint64_t)t * g->n_sm / threads);
@@ -503,17 +604,18 @@ static void homes_init(sim *g, uint32_t threads)
 static void plan(sim *g, uint32_t threads)
 {
     sim_window *w = &g->w;
-    uint32_t pos = 0;
+    uint32_t pos = 0, kc = 0, ks = 0;
+    /* homes are blocks in index order, and so are both lists: one pass */
     for (uint32_t t = 0; t < threads; t++) {
         atomic_store_explicit(&w->range[t].next, pos, memory_order_relaxed);
-        for (uint32_t k = 0; k < w->nchan_task; k++)
-            if (w->home_chan[w->chan_task[k]] == t)
-                w->order[pos++] = 1 + k;
-        for (uint32_t k = 0; k < g->nactive; k++)
-            if (w->home_sm[g->active[k]] == t)
-                w->order[pos++] = 1 + w->nchan_task + k;
+        for (; kc < w->nchan_task && w->home_chan[w->chan_task[kc]] == t; kc++)
+            w->order[pos++] = w->nx + kc;
+        for (; ks < g->nactive && w->home_sm[g->active[ks]] == t; ks++)
+            w->order[pos++] = w->nx + w->nchan_task + ks;
         w->range[t].end = pos;
     }
+    if (kc < w->nchan_task || ks < g->nactive)
+        base_panic("window plan: homes out of index order");
 }
 
 /* Tasks from thread v's range while it has any; each one's time in dur[] (host timing, which
@@ -527,22 +629,40 @@ static void take(sim *g, const win_ctx *x, sim_wrange *v, uint32_t me)
         double t0 = base_now_s();
         win_task(g, x, g->w.order[i], me);
         g->w.dur[i] = base_now_s() - t0;
+        if (g->w.prof)
+            prof_task(g, g->w.order[i], me, g->w.dur[i], v != &g->w.range[me]);
     }
 }
 
+/* team_profile, on thread me as its crossbar task ends: was every other task taken by then
+ * (so a crossbar bounded the window)? */
+static void prof_xbar_end(sim *g, uint32_t threads, uint32_t me, double t_start, double t_end)
+{
+    sim_window *w = &g->w;
+    sim_wprof *p = &w->prof[me];
+    p->busy += t_end - t_start;
+    p->xbar_s += t_end - t_start;
+    p->tasks++;
+    for (uint32_t t = 0; t < threads; t++)
+        if (atomic_load_explicit(&w->range[t].next, memory_order_relaxed) < w->range[t].end)
+            return;
+    p->xlast++;
+    p->xlast_s += t_end - w->p_t0;
+}
+
 /* Every 8 windows, each border between two threads' SMs moves by one SM towards the thread
- * whose homed work (its range's tasks wherever they ran, and the crossbar on thread 0) took
- * less time, when the difference is over one and a half SM tasks. */
-static void rebalance(sim *g, uint32_t threads, double xbar_s)
+ * whose homed work (its range's tasks wherever they ran, and a crossbar on threads 0 and 1)
+ * took less time, when the difference is over one and a half SM tasks. */
+static void rebalance(sim *g, uint32_t threads, const double *xbar_s)
 {
     sim_window *w = &g->w;
     double sm_s = 0;
     uint32_t nsm = 0;
     for (uint32_t t = 0; t < threads; t++) {
-        double own = t ? 0 : xbar_s;
+        double own = t < w->nx ? xbar_s[t] : 0;
         for (uint32_t i = t ? w->range[t - 1].end : 0; i < w->range[t].end; i++) {
             own += w->dur[i];
-            if (w->order[i] > w->nchan_task) {
+            if (w->order[i] >= w->nx + w->nchan_task) {
                 sm_s += w->dur[i];
                 nsm++;
             }
@@ -564,19 +684,24 @@ static void rebalance(sim *g, uint32_t threads, double xbar_s)
 static void run_team(sim *g, const win_ctx *x, uint32_t threads)
 {
     sim_window *w = &g->w;
-    double xbar_s = 0;
+    double xbar_s[2] = {0, 0};
     if (!w->sm_first)
         homes_init(g, threads);
     plan(g, threads);
+    if (w->prof)
+        w->p_t0 = base_now_s();
     sim_omp_fork(g);
 #pragma omp parallel num_threads((int)threads)
     {
         sim_omp_enter(g);
         uint32_t me = (uint32_t)omp_get_thread_num();
-        if (me == 0) {
+        if (me < w->nx) { /* the crossbar's tasks first, on threads 0 and 1 */
             double t0 = base_now_s();
-            xbar_window(g);
-            xbar_s = base_now_s() - t0;
+            xbar_task(g, me);
+            double t1 = base_now_s();
+            xbar_s[me] = t1 - t0;
+            if (w->prof)
+                prof_xbar_end(g, threads, me, t0, t1);
         }
         if (me == threads - 1 && x->ahead)
             sim_ahead_task(g);
@@ -585,6 +710,8 @@ static void run_team(sim *g, const win_ctx *x, uint32_t threads)
         sim_omp_leave(g);
     }
     sim_omp_join(g);
+    if (w->prof)
+        w->p_region += base_now_s() - w->p_t0;
     rebalance(g, threads, xbar_s);
 }
 #endif
@@ -595,7 +722,7 @@ static void run_window(sim *g, uint64_t end)
     list_edges(g, end);
     collect(g, end);
     collect_chans(g);
-    uint32_t n = 1 + g->w.nchan_task + g->nactive;
+    uint32_t n = g->w.nx + g->w.nchan_task + g->nactive;
 #ifdef _OPENMP
     uint32_t threads = (uint32_t)g->k.threads;
     if (threads > 1) {
@@ -604,8 +731,15 @@ static void run_window(sim *g, uint64_t end)
         return;
     }
 #endif
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
+        double t0 = g->w.prof ? base_now_s() : 0;
         win_task(g, &x, i, 0);
+        if (g->w.prof) {
+            double s = base_now_s() - t0;
+            prof_task(g, i, 0, s, 0);
+            g->w.p_region += s;
+        }
+    }
 }
 
 /* Serial, between windows: each side now sees the other's indices, and the units' reports. */
@@ -629,9 +763,12 @@ static void exchange(sim *g)
         a->rep_tail_seen = b->rep_tail;
         b->req_tail_seen = a->req_tail;
         b->rep_head_seen = a->rep_head;
+        if (a->rep_head != a->rep_tail_seen)
+            w->rep_bits[i / 64] |= 1ull << (i % 64);
     }
-    g->moved += w->xb_moved;
-    w->xb_moved = 0;
+    count_icnt(g);
+    g->moved += w->xb_moved[0][0] + w->xb_moved[1][0];
+    w->xb_moved[0][0] = w->xb_moved[1][0] = 0;
     for (uint32_t c = 0; c < g->n_chan; c++) {
         g->moved += w->ch[c].moved;
         w->ch[c].moved = 0;
@@ -648,11 +785,17 @@ static void exchange(sim *g)
  * core cycle, at that cycle. 0, -1 (error) or 1 (a stop knob). */
 static int between(sim *g, uint64_t end, base_err *e, FILE *diag)
 {
+    double t0 = g->w.prof ? base_now_s() : 0;
     exchange(g);
+    double t1 = g->w.prof ? base_now_s() : 0;
     g->cycle = end - 1;
     g->sm_upto = end;
     sim_retire(g);
     int rc = sim_kernels_advance(g, e) || sim_issue_ctas(g, e) ? -1 : 0;
+    if (g->w.prof) {
+        g->w.p_exchange += t1 - t0;
+        g->w.p_ctas += base_now_s() - t1;
+    }
     g->cycle = end;
     if (rc || sim_watchdog(g, e, diag))
         return -1;
@@ -665,8 +808,36 @@ static int between(sim *g, uint64_t end, base_err *e, FILE *diag)
     return 0;
 }
 
+/* team_profile: the tallies into the result (after the last window, every thread stopped). */
+static void prof_keep(sim *g, double loop_s)
+{
+    sim_window *w = &g->w;
+    if (!w->prof)
+        return;
+    uint32_t threads = (uint32_t)g->k.threads;
+    sim_window_profile *p = base_calloc(1, sizeof *p);
+    *p = (sim_window_profile){.threads = threads, .windows = g->res->windows,
+                              .loop_s = loop_s, .region_s = w->p_region,
+                              .exchange_s = w->p_exchange, .ctas_s = w->p_ctas};
+    p->busy_s = base_calloc(threads, sizeof *p->busy_s);
+    p->tasks = base_calloc(2 * (size_t)threads, sizeof *p->tasks);
+    p->stolen = p->tasks + threads;
+    for (uint32_t t = 0; t < threads; t++) {
+        p->busy_s[t] = w->prof[t].busy;
+        p->tasks[t] = w->prof[t].tasks;
+        p->stolen[t] = w->prof[t].stolen;
+        p->xbar_s += w->prof[t].xbar_s;
+        p->chan_s += w->prof[t].chan_s;
+        p->sm_s += w->prof[t].sm_s;
+        p->xbar_last += w->prof[t].xlast;
+        p->xbar_last_s += w->prof[t].xlast_s;
+    }
+    g->res->wprof = p;
+}
+
 int sim_run_windowed(sim *g, base_err *e, FILE *diag)
 {
+    double t0 = base_now_s();
     win_init(g);
     g->res->window_rop = g->k.l2_rop_latency;
     g->loop_began = 1;
@@ -680,5 +851,6 @@ int sim_run_windowed(sim *g, base_err *e, FILE *diag)
         rc = between(g, end, e, diag);
     }
     g->sm_upto = g->cycle;
+    prof_keep(g, base_now_s() - t0);
     return rc < 0 ? -1 : 0;
 }
