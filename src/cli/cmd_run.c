@@ -76,12 +76,12 @@ static void print_profile(FILE *f, const sim_team_profile *p)
 static void print_window_profile(FILE *f, const sim_window_profile *p)
 {
     fprintf(f, "# window profile: loop %.3f s; %llu windows, their tasks' %s %.3f s, "
-               "between windows (serial) %.3f s (links' indices %.3f, CTAs %.3f); task s: "
+               "serial %.3f s (first launch %.3f, links' indices %.3f, CTAs %.3f); task s: "
                "crossbar %.3f, channels %.3f, SMs %.3f; a crossbar task ended last %llu "
                "times (%.3f s from its window's start)\n",
             p->loop_s, (unsigned long long)p->windows,
             p->threads > 1 ? "parallel regions" : "run", p->region_s, p->loop_s - p->region_s,
-            p->exchange_s, p->ctas_s, p->xbar_s, p->chan_s, p->sm_s,
+            p->first_s, p->exchange_s, p->ctas_s, p->xbar_s, p->chan_s, p->sm_s,
             (unsigned long long)p->xbar_last, p->xbar_last_s);
     fprintf(f, "# window profile: thread: s in tasks / tasks / stolen:");
     for (uint32_t i = 0; i < p->threads; i++)

@@ -55,14 +55,15 @@ typedef struct sim_team_profile {
 
 /* Where the windowed mode's time went (knob team_profile with sync_window > 0; host-side):
  * the loop split into the windows' parallel part (or, on one thread, its tasks) and the serial
- * rest between windows, and of that the links' index exchange and the CTAs' retiring and
- * issuing; the task seconds by kind; the crossbar tasks that ended after every other task
+ * rest (the first kernel's launch before the first window, then between windows), and of
+ * that the launch, the links' index exchange and the CTAs' retiring and issuing (with later
+ * kernels' launches); the task seconds by kind; the crossbar tasks that ended after every other task
  * had been taken (they bounded their window) and their seconds from the window's start; per
  * thread, seconds in tasks, tasks run, and of those taken from another's range. */
 typedef struct sim_window_profile {
     uint32_t threads;
     uint64_t windows, xbar_last;
-    double loop_s, region_s, exchange_s, ctas_s, xbar_s, chan_s, sm_s, xbar_last_s;
+    double loop_s, region_s, first_s, exchange_s, ctas_s, xbar_s, chan_s, sm_s, xbar_last_s;
     double *busy_s;
     uint64_t *tasks, *stolen;
 } sim_window_profile;

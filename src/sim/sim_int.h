@@ -176,6 +176,7 @@ typedef struct sim_window {
     sim_wprof *prof;          /* per thread with team_profile, else NULL */
     double p_t0, p_region;    /* team_profile: the region's start, the regions' sum, */
     double p_exchange, p_ctas; /* between windows: the links' indices, CTAs retired, issued */
+    double p_first;           /* the first kernel's launch, before the first window */
 } sim_window;
 
 typedef struct run_kernel {

@@ -818,7 +818,8 @@ static void prof_keep(sim *g, double loop_s)
     sim_window_profile *p = base_calloc(1, sizeof *p);
     *p = (sim_window_profile){.threads = threads, .windows = g->res->windows,
                               .loop_s = loop_s, .region_s = w->p_region,
-                              .exchange_s = w->p_exchange, .ctas_s = w->p_ctas};
+                              .exchange_s = w->p_exchange, .ctas_s = w->p_ctas,
+                              .first_s = w->p_first};
     p->busy_s = base_calloc(threads, sizeof *p->busy_s);
     p->tasks = base_calloc(2 * (size_t)threads, sizeof *p->tasks);
     p->stolen = p->tasks + threads;
@@ -842,6 +843,7 @@ int sim_run_windowed(sim *g, base_err *e, FILE *diag)
     g->res->window_rop = g->k.l2_rop_latency;
     g->loop_began = 1;
     int rc = sim_kernels_advance(g, e);
+    g->w.p_first = base_now_s() - t0;
     while (rc == 0 && !sim_all_done(g)) {
         /* cycle 0 alone (CTAs issue at its end), then windows ending with cycles kW */
         uint64_t w = g->w.len, end = g->cycle ? (g->cycle - 1) / w * w + w + 1 : 1;
