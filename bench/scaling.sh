@@ -6,12 +6,13 @@
 # a lent many-core machine, whose minutes are few: on 16 cores it takes 6-8 minutes; QUICK=1
 # runs a small version for a dry run; WINDOW=0 leaves the windowed tables out; TABLES="h100
 # window" runs only the tables named (profile is one); NATIVE_ONLY=1 drops the text traces'
-# rows (the native rows take less of a short lease).
+# rows (the native rows take less of a short lease). The windowed tables end with their runs
+# against one exact thread of the same GPU and length, where both tables ran.
 # Usage: bench/scaling.sh [OUTDIR]     (default /tmp/lockstep-scaling; THREADS=1,2,4 to choose)
 # Writes OUTDIR/{default,h100,default-x4,h100-x4,window,window-h100-x4}.{txt,json} and
 # OUTDIR/profile.txt.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 out=${1:-/tmp/lockstep-scaling}
 cores=$(nproc)
 threads=${THREADS:-}
@@ -48,6 +49,27 @@ table h100-x4 --threads "$wide" --scale 4 --no-core-check --extra=--preset=h100
 table window --threads "$threads" --no-core-check --extra=--sync_window=16
 table window-h100-x4 --threads "$threads" --scale 4 --no-core-check \
     --extra=--preset=h100 --extra=--sync_window=16
+
+# The windowed tables against the exact ones of the same GPU and length: one exact thread's
+# median wall time over the windowed run's at each thread count (the number a user weighing
+# the mode wants; each table's own speedup column is over its own one thread).
+against_exact() { # exact-table windowed-table
+    [ -f "$out/$1.json" ] && [ -f "$out/$2.json" ] || return 0
+    echo "== $2 against one exact thread of $1 (exact 1-thread wall / windowed wall)"
+    python3 - "$out/$1.json" "$out/$2.json" <<'PY' || rc=1
+import json, sys
+exact = {r["workload"]: r for r in json.load(open(sys.argv[1]))["rows"] if r["threads"] == 1}
+rows = json.load(open(sys.argv[2]))["rows"]
+for w in dict.fromkeys(r["workload"] for r in rows):
+    if w in exact and exact[w].get("median_wall_s"):
+        e = exact[w]["median_wall_s"]
+        cells = ["%d: %.2fx" % (r["threads"], e / r["median_wall_s"])
+                 for r in rows if r["workload"] == w and r.get("median_wall_s")]
+        print("%s (exact 1 thread %.3f s): %s" % (w, e, ", ".join(cells)))
+PY
+}
+against_exact default window
+against_exact h100-x4 window-h100-x4
 [[ " $tables " == *" profile "* ]] || { echo "results in $out"; exit $rc; }
 
 # The team forced on from the first edge, so every thread count runs the same edges as a team.
