@@ -152,6 +152,7 @@ static void ring_free(ring *q)
 
 static pkt *ring_at(const ring *q, uint32_t i) { return &q->v[mem_ring_slot(q->head, i, q->cap)]; }
 
+/* p is copied into the new tail slot; NULL: the caller fills the slot returned. */
 static pkt *ring_push(ring *q, const pkt *p)
 {
     if (q->n >= q->max)
@@ -159,7 +160,8 @@ static pkt *ring_push(ring *q, const pkt *p)
     if (q->n == q->cap)
         ring_grow(q);
     pkt *slot = ring_at(q, q->n);
-    *slot = *p;
+    if (p)
+        *slot = *p;
     q->n++;
     /* the next push's slot: a ring that holds many packets (gather's requests wait 159 deep
      * on average at a sub-partition's output) has walked away from its last-used lines, so
@@ -311,24 +313,40 @@ int icnt_can_push(const icnt *n, int subnet, uint32_t src, unsigned bytes)
     return room(&x->in[in_port(n, subnet, src)], flits_of(n, bytes), n->in_limit);
 }
 
-void icnt_push(icnt *n, int subnet, uint32_t src, uint32_t dst, const mem_req *r, unsigned bytes)
+/* The packet of r built in input i's ring slot (the ring has room). */
+static void push_at(icnt *n, xbar *x, int subnet, uint32_t i, uint32_t dst, const mem_req *r,
+                    uint32_t flits)
 {
-    xbar *x = xb(n, subnet);
-    ring *q = &x->in[in_port(n, subnet, src)];
-    pkt p = {*r, x->now, UINT64_MAX, out_port(n, subnet, dst), flits_of(n, bytes), subnet};
-    if (!room(q, p.flits, n->in_limit))
-        base_panic("icnt_push: input %u of subnet %d is full (call icnt_can_push first)", src,
-                   subnet);
-    p.r.loc = subnet == ICNT_REQ ? MEM_AT_ICNT_REQ : MEM_AT_ICNT_REP;
-    uint32_t i = in_port(n, subnet, src);
+    ring *q = &x->in[i];
+    uint32_t o = out_port(n, subnet, dst);
     if (!q->n)
-        x->head_dst[i] = p.dst;
-    ring_push(q, &p);
+        x->head_dst[i] = o;
+    pkt *p = ring_push(q, NULL);
+    *p = (pkt){*r, x->now, UINT64_MAX, o, flits, subnet};
+    p->r.loc = subnet == ICNT_REQ ? MEM_AT_ICNT_REQ : MEM_AT_ICNT_REP;
     x->filled[i / 64] |= 1ull << (i % 64);
-    q->flits += p.flits;
+    q->flits += flits;
     x->npkts++;
     stat_inc(&x->st, subnet == ICNT_REQ ? IS_req_packets : IS_rep_packets, 1);
-    stat_inc(&x->st, subnet == ICNT_REQ ? IS_req_flits : IS_rep_flits, p.flits);
+    stat_inc(&x->st, subnet == ICNT_REQ ? IS_req_flits : IS_rep_flits, flits);
+}
+
+void icnt_push(icnt *n, int subnet, uint32_t src, uint32_t dst, const mem_req *r, unsigned bytes)
+{
+    if (!icnt_try_push(n, subnet, src, dst, r, bytes))
+        base_panic("icnt_push: input %u of subnet %d is full (call icnt_can_push first)", src,
+                   subnet);
+}
+
+int icnt_try_push(icnt *n, int subnet, uint32_t src, uint32_t dst, const mem_req *r,
+                  unsigned bytes)
+{
+    xbar *x = xb(n, subnet);
+    uint32_t i = in_port(n, subnet, src), flits = flits_of(n, bytes);
+    if (!room(&x->in[i], flits, n->in_limit))
+        return 0;
+    push_at(n, x, subnet, i, dst, r, flits);
+    return 1;
 }
 
 /* Input i sends one flit of its head packet; the last one delivers it. */
@@ -553,13 +571,21 @@ const mem_req *icnt_peek(const icnt *n, int subnet, uint32_t dst)
 
 mem_req icnt_pop(icnt *n, int subnet, uint32_t dst)
 {
+    mem_req r;
+    if (!icnt_try_pop(n, subnet, dst, &r))
+        base_panic("icnt_pop: nothing ready at output %u of subnet %d", dst, subnet);
+    return r;
+}
+
+int icnt_try_pop(icnt *n, int subnet, uint32_t dst, mem_req *r)
+{
     xbar *x = xb(n, subnet);
     uint32_t port = out_port(n, subnet, dst);
     ring *o = &x->out[port];
     if (x->head_ready[port] > x->now)
-        base_panic("icnt_pop: nothing ready at output %u of subnet %d", dst, subnet);
+        return 0;
     const pkt *p = ring_at(o, 0);
-    mem_req r = p->r;
+    *r = p->r;
     o->flits -= p->flits;
     ring_drop_head(o);
     x->npkts--;
@@ -568,7 +594,7 @@ mem_req icnt_pop(icnt *n, int subnet, uint32_t dst)
         x->held[port / 64] &= ~(1ull << (port % 64));
     else if (o->n > 1) /* the next pop reads the packet after its own at once (head_ready) */
         __builtin_prefetch(ring_at(o, 1));
-    return r;
+    return 1;
 }
 
 int icnt_busy(const icnt *n)

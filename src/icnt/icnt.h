@@ -36,6 +36,9 @@ void icnt_free(icnt *n);
 /* subnet ICNT_REQ: src = SM, dst = sub-partition; ICNT_REP: src = sub-partition, dst = SM. */
 int icnt_can_push(const icnt *n, int subnet, uint32_t src, unsigned bytes);
 void icnt_push(icnt *n, int subnet, uint32_t src, uint32_t dst, const mem_req *r, unsigned bytes);
+/* icnt_can_push and icnt_push in one: 0 (nothing done) when the input has no room. */
+int icnt_try_push(icnt *n, int subnet, uint32_t src, uint32_t dst, const mem_req *r,
+                  unsigned bytes);
 void icnt_cycle(icnt *n);                    /* one interconnect-clock cycle, both subnets */
 /* icnt_cycle in parts: begin returns the number of subnets; then each subnet's crossbar
  * cycle, in any order or concurrently; then end. */
@@ -59,6 +62,8 @@ uint32_t icnt_next_held(const icnt *n, int subnet, uint32_t dst);
 /* The packet at the head of dst's output buffer, NULL if none (or not arrived yet). */
 const mem_req *icnt_peek(const icnt *n, int subnet, uint32_t dst);
 mem_req icnt_pop(icnt *n, int subnet, uint32_t dst);
+/* icnt_peek and icnt_pop in one: 0 (nothing done) when no packet is ready at dst. */
+int icnt_try_pop(icnt *n, int subnet, uint32_t dst, mem_req *r);
 int icnt_busy(const icnt *n);                    /* any packet anywhere */
 int icnt_subnet_busy(const icnt *n, int subnet); /* a packet in the crossbar carrying subnet */
 void icnt_skip(icnt *n, uint64_t cycles);        /* `cycles` calls of icnt_cycle while not busy */

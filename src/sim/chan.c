@@ -168,12 +168,9 @@ void sim_chans_replies_out(sim *g)
                 const mem_req *r = mem_part_reply_peek(p, s);
                 if (!r)
                     continue;
-                unsigned bytes = mem_req_bytes(r, 1);
-                if (!icnt_can_push(g->net, ICNT_REP, i, bytes))
+                if (!icnt_try_push(g->net, ICNT_REP, i, r->sm, r, mem_req_bytes(r, 1)))
                     continue;
                 mem_req x = mem_part_reply_pop(p, s);
-                x.loc = MEM_AT_ICNT_REP;
-                icnt_push(g->net, ICNT_REP, i, x.sm, &x, bytes);
                 if (sim_sm_here(g, x.sm))
                     sm_prefetch_reply_early(g->sm[x.sm], &x);
                 g->moved++;

@@ -156,9 +156,8 @@ static void replies_to_sms(sim *g)
             __builtin_prefetch(&g->inbox[s], 1);
     for (uint32_t s = icnt_next_held(g->net, ICNT_REP, 0); s < g->n_sm;
          s = icnt_next_held(g->net, ICNT_REP, s + 1)) {
-        const mem_req *r = icnt_peek(g->net, ICNT_REP, s);
-        if (r && (g->inroom[s / 64] >> (s % 64) & 1)) {
-            g->inbox[s] = icnt_pop(g->net, ICNT_REP, s);
+        if ((g->inroom[s / 64] >> (s % 64) & 1) &&
+            icnt_try_pop(g->net, ICNT_REP, s, &g->inbox[s])) {
             g->inbox[s].loc = MEM_AT_SM_REPLY;
             g->inbox_bits[s / 64] |= 1ull << (s % 64);
             if (sim_sm_here(g, s))
@@ -187,9 +186,8 @@ static void icnt_to_parts(sim *g)
         mem_part *p = g->part[c];
         if (!mem_part_can_accept(p, si))
             continue; /* the usual case under load: asked first, it saves the peek */
-        const mem_req *r = icnt_peek(g->net, ICNT_REQ, i);
-        if (r) {
-            mem_req x = icnt_pop(g->net, ICNT_REQ, i);
+        mem_req x;
+        if (icnt_try_pop(g->net, ICNT_REQ, i, &x)) {
             mem_part_push(p, si, &x, g->cycle);
             sim_chans_pushed(g, c);
             g->moved++;
@@ -481,14 +479,11 @@ static void sms_to_icnt(sim *g)
             uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(bits);
             uint64_t bit = bits & -bits;
             bits &= bits - 1;
-            mem_req x = g->outbox[s];
-            unsigned bytes = mem_req_bytes(&x, 0);
-            if (!icnt_can_push(g->net, ICNT_REQ, s, bytes)) {
+            const mem_req *x = &g->outbox[s];
+            if (!icnt_try_push(g->net, ICNT_REQ, s, x->part, x, mem_req_bytes(x, 0))) {
                 act |= bit;
                 continue;
             }
-            x.loc = MEM_AT_ICNT_REQ;
-            icnt_push(g->net, ICNT_REQ, s, x.part, &x, bytes);
             g->moved++;
             g->popq[w] |= bit;
             if (!(act & bit))

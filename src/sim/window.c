@@ -180,10 +180,9 @@ static uint32_t replies_to_sms(sim *g, uint64_t cyc)
     for (uint32_t s = icnt_next_held(g->net, ICNT_REP, 0); s < g->n_sm;
          s = icnt_next_held(g->net, ICNT_REP, s + 1)) {
         sim_wxs *x = &g->w.xs[s];
-        if (!icnt_peek(g->net, ICNT_REP, s) || x->in_tail - x->in_head_seen >= g->w.cap)
-            continue;
         mem_req *r = sm_req(g, s, LK_IN, x->in_tail);
-        *r = icnt_pop(g->net, ICNT_REP, s);
+        if (x->in_tail - x->in_head_seen >= g->w.cap || !icnt_try_pop(g->net, ICNT_REP, s, r))
+            continue;
         r->loc = MEM_AT_SM_REPLY;
         *sm_at(g, s, LK_IN, x->in_tail) = cyc + g->w.len;
         x->in_tail++;
@@ -203,12 +202,9 @@ static uint32_t requests_from_sms(sim *g, uint64_t cyc)
             sim_wxs *x = &g->w.xs[s];
             if (*sm_at(g, s, LK_OUT, x->out_head) > cyc)
                 continue;
-            mem_req r = *sm_req(g, s, LK_OUT, x->out_head);
-            unsigned bytes = mem_req_bytes(&r, 0);
-            if (!icnt_can_push(g->net, ICNT_REQ, s, bytes))
+            const mem_req *r = sm_req(g, s, LK_OUT, x->out_head);
+            if (!icnt_try_push(g->net, ICNT_REQ, s, r->part, r, mem_req_bytes(r, 0)))
                 continue;
-            r.loc = MEM_AT_ICNT_REQ;
-            icnt_push(g->net, ICNT_REQ, s, r.part, &r, bytes);
             moved++;
             if (++x->out_head == x->out_tail_seen)
                 g->w.out_bits[wd] &= ~(bits & -bits);
@@ -228,12 +224,8 @@ static uint32_t replies_from_subs(sim *g, uint64_t cyc)
             if (*sub_at(g, i, LK_REP, x->rep_head) > cyc)
                 continue;
             const mem_req *r = sub_req(g, i, LK_REP, x->rep_head);
-            unsigned bytes = mem_req_bytes(r, 1);
-            if (!icnt_can_push(g->net, ICNT_REP, i, bytes))
+            if (!icnt_try_push(g->net, ICNT_REP, i, r->sm, r, mem_req_bytes(r, 1)))
                 continue;
-            mem_req y = *r;
-            y.loc = MEM_AT_ICNT_REP;
-            icnt_push(g->net, ICNT_REP, i, y.sm, &y, bytes);
             moved++;
             if (++x->rep_head == x->rep_tail_seen)
                 g->w.rep_bits[wd] &= ~(bits & -bits);
@@ -251,10 +243,9 @@ static uint32_t requests_to_subs(sim *g, uint64_t cyc)
     for (uint32_t i = icnt_next_held(g->net, ICNT_REQ, 0); i < g->n_sub_total;
          i = icnt_next_held(g->net, ICNT_REQ, i + 1)) {
         sim_wxp *x = &g->w.xp[i];
-        if (!icnt_peek(g->net, ICNT_REQ, i) || x->req_tail - x->req_head_seen >= g->w.cap)
-            continue;
         mem_req *r = sub_req(g, i, LK_REQ, x->req_tail);
-        *r = icnt_pop(g->net, ICNT_REQ, i);
+        if (x->req_tail - x->req_head_seen >= g->w.cap || !icnt_try_pop(g->net, ICNT_REQ, i, r))
+            continue;
         *sub_at(g, i, LK_REQ, x->req_tail) = cyc + g->w.len;
         x->req_tail++;
         moved++;
