@@ -138,3 +138,23 @@ void su_rmdir(const char *dir)
     if (system(cmd) != 0)
         fprintf(stderr, "warning: could not remove %s\n", dir);
 }
+
+unsigned long long su_profile_tasks(const char *line, unsigned threads)
+{
+    unsigned long long tasks = 0, v, stolen;
+    double secs;
+    unsigned id;
+    int used;
+    const char *q = strstr(line, "stolen:");
+    CHECK(q != NULL);
+    if (!q)
+        return 0;
+    q += 7;
+    for (unsigned i = 0; i < threads; i++, q += used) {
+        CHECK(sscanf(q, " %u: %lf/%llu/%llu%n", &id, &secs, &v, &stolen, &used) == 4);
+        CHECK_EQ(id, i);
+        CHECK(stolen <= v);
+        tasks += v;
+    }
+    return tasks;
+}

@@ -36,4 +36,8 @@ int su_run(const char *dir, const knob_cfg *c, sim_result *r, base_err *e);
 /* Counter of the whole run: set "sm", "l1d", "l2", "dram"; name. */
 uint64_t su_total(const sim_result *r, const char *set, const char *name);
 void su_rmdir(const char *dir);
+/* The `threads` entries "I: S/T/N" after "stolen:" in a run's "# team profile: thread: ..."
+ * or "# window profile: thread: ..." line, each checked (ids in order, stolen no more than
+ * run); the tasks run, summed. */
+unsigned long long su_profile_tasks(const char *line, unsigned threads);
 #endif

@@ -4,6 +4,7 @@
 
 #include "base/base.h"
 #include "sim/sim_int.h"
+#include "sim_util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -192,20 +193,8 @@ TEST(sim_team_profile_lines)
     CHECK(loop != NULL);
     const char *th = strstr(p.out, "# team profile: thread: s in tasks / tasks / stolen: 0: ");
     CHECK(th != NULL);
-    if (th) {
-        unsigned long long tasks = 0, v, stolen;
-        double secs;
-        unsigned id;
-        int used;
-        const char *q = strstr(th, "stolen:") + 7;
-        for (unsigned i = 0; i < 3; i++, q += used) {
-            CHECK(sscanf(q, " %u: %lf/%llu/%llu%n", &id, &secs, &v, &stolen, &used) == 4);
-            CHECK_EQ(id, i);
-            CHECK(stolen <= v);
-            tasks += v;
-        }
-        CHECK(tasks >= NCTA);
-    }
+    if (th)
+        CHECK(su_profile_tasks(th, 3) >= NCTA);
     p = test_lockstep("run --threads=1 --team_profile=1 %s/prof_grid", test_tmpdir());
     CHECK_EQ(p.status, 0);
     CHECK(strstr(p.out, "# team profile") == NULL);
