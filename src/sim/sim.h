@@ -57,9 +57,9 @@ typedef struct sim_team_profile {
  * the loop split into the windows' parallel part (or, on one thread, its tasks) and the serial
  * rest (the first kernel's launch before the first window, then between windows), and of
  * that the launch, the links' index exchange and the CTAs' retiring and issuing (with later
- * kernels' launches); the task seconds by kind; the crossbar tasks that ended after every other task
- * had been taken (they bounded their window) and their seconds from the window's start; per
- * thread, seconds in tasks, tasks run, and of those taken from another's range. */
+ * kernels' launches); the task seconds by kind; the crossbar tasks that ended after every
+ * other task had been taken (they bounded their window) and their seconds from the window's
+ * start; per thread, seconds in tasks, tasks run, and of those taken from another's range. */
 typedef struct sim_window_profile {
     uint32_t threads;
     uint64_t windows, xbar_last;

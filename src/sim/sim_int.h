@@ -165,7 +165,7 @@ typedef struct sim_window {
     uint32_t *chan_task, nchan_task; /* the channels with a task in the window */
     uint32_t nx;              /* crossbar tasks: 2 with two subnets (one each), else 1 */
     uint8_t *xact[2];         /* per edge of the window, split crossbar: subnet held a packet */
-    uint64_t xb_moved[2][8];  /* each crossbar task's hand-overs, on lines apart */
+    uint64_t xb_moved[2][8];  /* each crossbar task's hand-overs, written once as it ends */
     sim_wrange *range;        /* per thread: its slice of order[] */
     /* homes (threads > 1): thread t's SMs are sm_first[t] .. sm_first[t+1]-1 */
     uint32_t *sm_first, *home_sm, *home_chan;
