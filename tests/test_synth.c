@@ -2,7 +2,9 @@
  * checked against counts computed by hand and against a real nvcc trace. */
 #include "test.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "base/base.h"
@@ -52,6 +54,89 @@ TEST(synth_format_line_address_modes)
     trace_format_line(&b, &l);
     CHECK_STR(b.s, "0090 000000ff 0 STG.E 1 R2 4 1 0x7f0000100000 -128 -2147483648 \n");
     base_buf_free(&b);
+}
+
+/* The line format with printf, as the tracer's own writer spells it: what the hand-built
+ * trace_format_line must equal byte for byte. */
+static void printf_line(base_buf *b, const trace_wline *l)
+{
+    base_buf_printf(b, "%04" PRIx64 " %08" PRIx32 " %u", l->pc, l->mask, (unsigned)l->ndst);
+    if (l->ndst)
+        base_buf_printf(b, " R%u", (unsigned)l->dst);
+    base_buf_printf(b, " %s %u", l->opcode, (unsigned)l->nsrc);
+    for (unsigned i = 0; i < l->nsrc; i++)
+        base_buf_printf(b, " R%u", (unsigned)l->src[i]);
+    base_buf_printf(b, " %" PRIu32, l->width);
+    if (l->width && !l->mask) {
+        base_buf_puts(b, " 1 0x0 0");
+    } else if (l->width) {
+        int first = __builtin_ctz(l->mask), last = 31 - __builtin_clz(l->mask), one = 0;
+        uint32_t run = l->mask >> first;
+        int64_t d = first < 31 ? (int64_t)(l->addr[first + 1] - l->addr[first]) : 0;
+        if ((run & (run + 1)) == 0 && run >= 3 && d >= INT32_MIN && d <= INT32_MAX) {
+            one = 1;
+            for (int i = first + 1; i <= last; i++)
+                one &= (int64_t)(l->addr[i] - l->addr[i - 1]) == d;
+        }
+        if (one) {
+            base_buf_printf(b, " 1 0x%" PRIx64 " %" PRId64, l->addr[first], d);
+        } else {
+            base_buf_printf(b, " 2 0x%" PRIx64, l->addr[first]);
+            for (int i = first + 1, prev = first; i < 32; i++)
+                if (l->mask >> i & 1) {
+                    base_buf_printf(b, " %" PRId64, (int64_t)(l->addr[i] - l->addr[prev]));
+                    prev = i;
+                }
+        }
+    }
+    base_buf_printf(b, " %" PRId32 " \n", (int32_t)(uint32_t)l->imm);
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Random lines, appended one after another (the writers reuse one buffer), each field over
+ * its whole range: strides that fit 32 bits and ones that do not, lanes in runs and not,
+ * large pcs and registers, negative immediates. */
+TEST(synth_format_line_equals_printf)
+{
+    static const char *const ops[] = {"LDG.E.128.SYS", "IMAD", "ATOMG.E.ADD.F32.FTZ.RN", "X"};
+    base_buf got = {0}, want = {0};
+    uint64_t seed = 0x9e3779b97f4a7c15ull, a[32];
+    for (int n = 0; n < 3000; n++) {
+        trace_wline l = {0};
+        uint64_t r = rnd(&seed);
+        l.pc = r % 3 == 0 ? rnd(&seed) : rnd(&seed) & 0xfff;
+        l.mask = r >> 8 & 1 ? 0xffffffffu << (r >> 16 & 31) >> (r >> 24 & 15) : (uint32_t)rnd(&seed);
+        l.mask = r >> 32 & 7 ? l.mask : 0;
+        l.ndst = r >> 36 & 1;
+        l.dst = (uint16_t)rnd(&seed);
+        l.nsrc = (uint8_t)(r >> 40) % 6;
+        for (int i = 0; i < 5; i++)
+            l.src[i] = (uint16_t)(rnd(&seed) >> (r >> 44 & 1 ? 0 : 56));
+        l.opcode = ops[r >> 48 & 3];
+        l.width = r >> 50 & 1 ? (uint32_t)(r >> 51 & 3) * 4 : (r >> 53 & 1 ? 0 : UINT32_MAX);
+        static const int64_t edge[] = {INT32_MAX, INT32_MIN, (int64_t)INT32_MAX + 1,
+                                       (int64_t)INT32_MIN - 1};
+        uint64_t base = rnd(&seed), step = r >> 54 & 1 ? rnd(&seed) : rnd(&seed) % 512 - 256;
+        if ((r >> 56 & 3) == 0)
+            step = (uint64_t)edge[r >> 58 & 3];
+        for (int i = 0; i < 32; i++)
+            a[i] = r >> 55 & 1 ? base + step * (uint64_t)i : rnd(&seed);
+        l.addr = a;
+        l.imm = (int64_t)rnd(&seed);
+        trace_format_line(&got, &l);
+        printf_line(&want, &l);
+    }
+    CHECK_EQ(got.len, want.len);
+    CHECK(got.len == want.len && memcmp(got.s, want.s, got.len) == 0);
+    base_buf_free(&got);
+    base_buf_free(&want);
 }
 
 TEST(synth_vectoradd_counts_by_hand)

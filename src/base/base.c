@@ -188,15 +188,24 @@ void base_buf_put(base_buf *b, const char *s, size_t n)
 void base_buf_putc(base_buf *b, char c) { base_buf_put(b, &c, 1); }
 void base_buf_puts(base_buf *b, const char *s) { base_buf_put(b, s, strlen(s)); }
 
+/* Formats straight into the buffer's spare room (grown and formatted again when short): no
+ * allocation per call, for writers that append many short pieces. */
 void base_buf_printf(base_buf *b, const char *fmt, ...)
 {
-    va_list ap;
-    size_t n;
+    va_list ap, ap2;
     va_start(ap, fmt);
-    char *s = vsprintf_alloc(fmt, ap, &n);
+    va_copy(ap2, ap);
+    base_grow(&b->s, &b->cap, b->len + 128, 1);
+    int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+    if (n >= 0 && (size_t)n >= b->cap - b->len) {
+        base_grow(&b->s, &b->cap, b->len + (size_t)n + 1, 1);
+        vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap2);
+    }
+    va_end(ap2);
     va_end(ap);
-    base_buf_put(b, s, n);
-    free(s);
+    if (n > 0)
+        b->len += (size_t)n;
+    b->s[b->len] = 0;
 }
 
 #define POOL_BLOCK 8192u
