@@ -64,6 +64,15 @@ TEST(isa_family_for_binary_version)
     CHECK(isa_version_in_reference(86));
     CHECK(!isa_version_in_reference(90));
     CHECK(!isa_version_in_reference(52));
+    /* the nearest known version from below, the oldest for what predates them all */
+    CHECK_EQ(isa_nearest_version(20), 30);
+    CHECK_EQ(isa_nearest_version(0), 30);
+    CHECK_EQ(isa_nearest_version(30), 30);
+    CHECK_EQ(isa_nearest_version(40), 37);
+    CHECK_EQ(isa_nearest_version(61), 61);
+    CHECK_EQ(isa_nearest_version(64), 62);
+    CHECK_EQ(isa_nearest_version(86), 86);
+    CHECK_EQ(isa_nearest_version(100), 90);
 }
 
 static void expect(int fam, const char *op, isa_cat cat, isa_class cls)

@@ -7,7 +7,9 @@
 #include "macsim/macsim.h"
 #include "trace/trace.h"
 
+#include <dirent.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 /* ---- record builders ---- */
@@ -751,6 +753,53 @@ TEST(macsim_cli_detection_and_usage)
     p = test_lockstep("trace check samples/vecadd_sm80");
     CHECK_EQ(p.status, 0);
     CHECK_HAS(p.out, "ok: 1 kernels, 4 CTAs, 128 warp instructions");
+    free(dir);
+    base_buf_free(&b);
+}
+
+static int entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    if (!d)
+        return -1;
+    for (struct dirent *de; (de = readdir(d));)
+        n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+    closedir(d);
+    return n;
+}
+
+/* `run` on a MacSim trace converts it in a temporary directory under TMPDIR and removes it
+ * (in-process: a quote in TMPDIR once broke the shell command that did it), and a GPU whose
+ * compute capability has no opcode table (the Fermi preset's 20) converts with the nearest. */
+TEST(macsim_run_cleans_up_and_takes_the_nearest_table)
+{
+    base_buf b = {0};
+    grec ex = {.op = 40, .mask = 1};
+    ptx_rec(&b, &ex);
+    uint32_t id = 0;
+    char *dir = gpu_trace("run1", "ptx", 14, 1, &id, &b);
+    char *tmp = base_sprintf("%s/it's tmp", test_tmpdir());
+    CHECK_EQ(mkdir(tmp, 0777), 0);
+    const char *was = getenv("TMPDIR");
+    char *old = was ? base_strdup(was) : NULL;
+    setenv("TMPDIR", tmp, 1);
+    test_proc p = test_lockstep("run --threads=1 %s", dir);
+    CHECK_EQ(p.status, 0);
+    CHECK_HAS(p.out, "gpu_tot_sim_insn = 1\n");
+    CHECK_HAS(p.err, "converted (1 kernels, 1 warp instructions) for compute capability 86\n");
+    CHECK(!strstr(p.err, "warning"));
+    CHECK_EQ(entries(tmp), 0);
+    p = test_lockstep("run --threads=1 --preset=gtx480 %s", dir);
+    CHECK_EQ(p.status, 0);
+    CHECK_HAS(p.err, "for compute capability 20 (with the kepler opcode table of 30)\n");
+    CHECK_EQ(entries(tmp), 0);
+    if (old)
+        setenv("TMPDIR", old, 1);
+    else
+        unsetenv("TMPDIR");
+    free(old);
+    free(tmp);
     free(dir);
     base_buf_free(&b);
 }

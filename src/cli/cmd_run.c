@@ -7,11 +7,14 @@
  * thread count, so it is byte-identical for every --threads value. */
 #include "base/heap.h"
 #include "cli.h"
+#include "isa/isa.h"
 #include "macsim/macsim.h"
 #include "sim/sim.h"
 #include "trace/trace.h"
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const cli_opt OPTS[] = {
@@ -137,24 +140,52 @@ static const char *from_macsim(const cli_args *a, const char *path, char *tmp, s
         base_fail(e, BASE_EXIT_INTERNAL, "%s: cannot create a temporary directory", tmp);
         return NULL;
     }
-    macsim_opts o = {0, (int)a->knobs.v.compute_capability, 0, 0};
+    /* the opcode table follows the GPU; one without a SASS table (a Fermi preset's 20)
+     * takes the nearest that exists */
+    int cc = (int)a->knobs.v.compute_capability, bv = isa_nearest_version(cc);
+    macsim_opts o = {0, bv, 0, 0};
     macsim_summary s;
-    char dir[1100];
+    char dir[1100], with[64] = "";
     snprintf(dir, sizeof dir, "%s/trace", tmp);
     if (macsim_to_accelsim(path, dir, &o, &s, e))
         return NULL;
+    if (bv != cc)
+        snprintf(with, sizeof with, " (with the %s opcode table of %d)",
+                 isa_family_name(isa_family_for_version(bv)), bv);
     fprintf(stderr, "lockstep: %s is a MacSim trace: converted (%llu kernels, %llu warp "
-                    "instructions) for compute capability %lld\n", path,
-            (unsigned long long)s.kernels, (unsigned long long)s.insts,
-            (long long)a->knobs.v.compute_capability);
+                    "instructions) for compute capability %d%s\n", path,
+            (unsigned long long)s.kernels, (unsigned long long)s.insts, cc, with);
     return base_strdup(dir);
+}
+
+/* Removes path and, when it is a directory, everything under it (links are removed, never
+ * followed). In-process: `rm -rf` through system() cost a MacSim run two process starts (a
+ * few ms, the most of a small run) and broke on a TMPDIR with a quote in it. 0 or -1. */
+static int remove_path(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode))
+        return unlink(path);
+    DIR *d = opendir(path);
+    if (!d)
+        return -1;
+    int rc = 0;
+    for (struct dirent *de; (de = readdir(d));) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        char *sub = base_sprintf("%s/%s", path, de->d_name);
+        rc |= remove_path(sub);
+        free(sub);
+    }
+    closedir(d);
+    return rmdir(path) | rc;
 }
 
 static void remove_tree(const char *tmp)
 {
-    char cmd[1300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    if (tmp[0] && system(cmd) != 0)
+    if (tmp[0] && remove_path(tmp) != 0)
         fprintf(stderr, "lockstep: warning: could not remove %s\n", tmp);
 }
 

@@ -81,6 +81,15 @@ int isa_family_for_version(int v)
     }
 }
 
+int isa_nearest_version(int v)
+{
+    int best = -1;
+    for (int u = 30; u <= 99; u++)
+        if (isa_family_for_version(u) >= 0 && (best < 0 || u <= v))
+            best = u;
+    return best;
+}
+
 int isa_version_in_reference(int v)
 {
     return v == 35 || v == 60 || v == 61 || v == 70 || v == 75 || v == 80 || v == 86;

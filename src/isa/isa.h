@@ -55,6 +55,10 @@ const char *isa_family_name(int fam);      /* "ampere", ...; "?" when out of ran
 
 /* Family for a "-binary version" value (e.g. 61, 80, 90); -1 when unknown (0, 10, 100...). */
 int isa_family_for_version(int binary_version);
+/* The known binary version nearest to v from below (the newest one at or under it), or the
+ * oldest known one when v is older than all (a Fermi GPU's 20: no SASS table, Kepler's is
+ * the closest). What a converter that picks a table by the GPU's version falls back to. */
+int isa_nearest_version(int binary_version);
 /* 1 when the reference simulator accepts this binary version (35, 60, 61, 70, 75, 80, 86). */
 int isa_version_in_reference(int binary_version);
 
