@@ -44,13 +44,15 @@ static const double USER_TICK_S = 0.01;
 static const double USER_SERIES_S = 0.5; /* CPU seconds the series spans, at least */
 enum { USER_SERIES_MAX = 2000 };
 
-/* An Accel-Sim simulation rate to compare with. */
+/* A peer simulator's rate to compare with: an Accel-Sim run (per user CPU second), the
+ * Accel-Sim paper's figure, or a MacSim run (per wall second, all that was recorded). */
 struct accel_ref {
     const char *name;  /* reference run, or the paper */
     double warp_insts; /* 0: the paper's figure, a rate only */
-    double user_s;
-    double rate;       /* warp instructions per user CPU second */
+    double user_s;     /* a MacSim run: its wall s */
+    double rate;       /* warp instructions per user CPU second (MacSim: per wall second) */
     double rss_mb;     /* 0: not recorded */
+    bool macsim;
 };
 
 /*
@@ -60,17 +62,45 @@ struct accel_ref {
  * treat them as +-30%). The rate is gpgpu_n_tot_w_icount / user seconds, as there.
  */
 static const struct accel_ref ACCEL_REFS[] = {
-    {"vectoradd_sm80_RTX3070", 26601, 2.20, 26601 / 2.20, 249},
-    {"ffma_sm90as86_RTX3070", 1328, 1.08, 1328 / 1.08, 188},
-    {"vectoradd100_sm61_TITANX", 344, 0.13, 344 / 0.13, 70},
-    {"vectoradd100_gtx1080_reconstructed", 344, 0.04, 344 / 0.04, 49},
-    {"matrixmul32_sm61_TITANX", 4416, 0.20, 4416 / 0.20, 72},
-    {"vecadd_sm61_TITANX", 71974, 5.86, 71974 / 5.86, 142},
+    {"vectoradd_sm80_RTX3070", 26601, 2.20, 26601 / 2.20, 249, false},
+    {"ffma_sm90as86_RTX3070", 1328, 1.08, 1328 / 1.08, 188, false},
+    {"vectoradd100_sm61_TITANX", 344, 0.13, 344 / 0.13, 70, false},
+    {"vectoradd100_gtx1080_reconstructed", 344, 0.04, 344 / 0.04, 49, false},
+    {"matrixmul32_sm61_TITANX", 4416, 0.20, 4416 / 0.20, 72, false},
+    {"vecadd_sm61_TITANX", 71974, 5.86, 71974 / 5.86, 142, false},
 };
 
 /* The same README quotes the Accel-Sim paper (ISCA 2020) for its trace-driven mode; the
  * synth samples have no recorded Accel-Sim run, so they are compared with this. */
-static const struct accel_ref PAPER_REF = {"Accel-Sim paper (ISCA 2020)", 0, 0, 12500, 0};
+static const struct accel_ref PAPER_REF = {"Accel-Sim paper (ISCA 2020)", 0, 0, 12500, 0, false};
+
+/*
+ * MacSim runs of the shared MacSim GPU traces (../shared/reference/README.md, section 2, and
+ * macsim/key_stats.tsv): INST_COUNT_TOT (MacSim's warp instructions, one fewer a warp than
+ * traced), wall s and peak RSS (kB / 1024) from /usr/bin/time, single-threaded, on the same
+ * kind of 2-core machine. Of the two ptx_vectoradd runs the faster (GTX 580 params) is taken.
+ */
+static const struct accel_ref MACSIM_REFS[] = {
+    {"MacSim ptx_vectoradd_gtx580", 2208, 0.18, 2208 / 0.18, 119580 / 1024.0, true},
+    {"MacSim nvbit_vma4096_default", 4992, 0.33, 4992 / 0.33, 371004 / 1024.0, true},
+};
+
+/* The MacSim GPU traces, run the way a user would (`lockstep run DIR`: converted to Accel-Sim
+ * text in a temporary directory, then simulated): ptx_vectoradd on the Fermi preset nearest
+ * the GTX 465/580 of its MacSim runs, nvbit_vectormultadd on the default GPU. binary_version:
+ * what that run converts for (the GPU's, or the nearest with an opcode table), so that the
+ * native copy, converted in two steps, holds the same instructions. */
+struct macsim_trace {
+    const char *trace;
+    const char *preset; /* NULL: the default */
+    int binary_version;
+    const struct accel_ref *ref;
+};
+
+static const struct macsim_trace MACSIM_TRACES[] = {
+    {"ptx_vectoradd", "gtx480", 30, &MACSIM_REFS[0]},
+    {"nvbit_vectormultadd_4096", NULL, 86, &MACSIM_REFS[1]},
+};
 
 /* The shared traces with the config each reference rate was measured with ("Runs" in the
  * same README). Default launch latency: the rates are for those exact runs, not *_nolat. */
@@ -115,6 +145,7 @@ struct workload {
     int n_cfg;
     const struct accel_ref *ref;
     int source;  /* a native copy: index of the workload it was converted from, or -1 */
+    int macsim_bv; /* a MacSim trace: the binary version its run converts for; else 0 */
     char *stats; /* statistics of its first good run: what every other run must print */
 };
 
@@ -257,7 +288,8 @@ static void usage(FILE *f)
         "usage: build/lsbench [OPTIONS]       (normally: make bench BENCHFLAGS=\"...\")\n"
         "\n"
         "Times `lockstep run` on every shared Accel-Sim trace (with the config its Accel-Sim\n"
-        "reference rate was measured with) and every bundled sample, at each thread count;\n"
+        "reference rate was measured with), the shared MacSim GPU traces (against MacSim's\n"
+        "runs) and every bundled sample, at each thread count;\n"
         "prints a markdown table and writes JSON. Exit status 1 when a run fails or the\n"
         "statistics differ between runs, 2 on a usage error.\n"
         "\n"
@@ -586,6 +618,28 @@ static void add_shared_traces(struct bench *b)
         add_shared_trace(b, &SHARED_TRACES[i]);
 }
 
+static void add_macsim_traces(struct bench *b)
+{
+    for (size_t i = 0; i < sizeof MACSIM_TRACES / sizeof MACSIM_TRACES[0]; i++) {
+        const struct macsim_trace *mt = &MACSIM_TRACES[i];
+        char label[LABEL_LEN], trace[PATH_MAX];
+        snprintf(label, sizeof label, "macsim/%s %s", mt->trace,
+                 mt->preset ? mt->preset : "default");
+        if (!wanted(b, label))
+            continue;
+        snprintf(trace, sizeof trace, "%s/traces/macsim/%s", b->o.shared, mt->trace);
+        if (!is_dir(trace)) {
+            note(b, "%s skipped: %s missing", label, trace);
+            continue;
+        }
+        struct workload *w = new_workload(b, label, trace);
+        w->ref = mt->ref;
+        w->macsim_bv = mt->binary_version;
+        if (mt->preset)
+            snprintf(w->cfg[w->n_cfg++], CFG_LEN, "--preset=%s", mt->preset);
+    }
+}
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -702,8 +756,20 @@ static bool native_supported(struct bench *b)
     return yes;
 }
 
-static int convert_native(struct bench *b, const char *src, const char *dst)
+/* A MacSim trace (bv > 0) goes to Accel-Sim text first, for the binary version its run
+ * converts for, as the converter asks. */
+static int convert_native(struct bench *b, const char *src, const char *dst, int bv)
 {
+    char text[PATH_MAX + 8], bva[32];
+    if (bv > 0) {
+        snprintf(text, sizeof text, "%s.text", dst);
+        snprintf(bva, sizeof bva, "--binary-version=%d", bv);
+        char *argv[] = {(char *)b->o.bin, "trace", "convert", "--to", "accelsim", (char *)src,
+                        "--out", text, bva, NULL};
+        if (run_tool(b, argv))
+            return -1;
+        src = text;
+    }
     char *argv[] = {(char *)b->o.bin, "trace", "convert", "--to", "native", (char *)src,
                     "--out", (char *)dst, NULL};
     return run_tool(b, argv);
@@ -732,7 +798,7 @@ static void add_native_copies(struct bench *b)
         char label[LABEL_LEN + 8], dst[PATH_MAX];
         snprintf(label, sizeof label, "%s native", src[i].label);
         snprintf(dst, sizeof dst, "%s/native-%d", b->tmpdir, i);
-        if (convert_native(b, src[i].trace, dst) != 0) {
+        if (convert_native(b, src[i].trace, dst, src[i].macsim_bv) != 0) {
             b->errors++;
             continue;
         }
@@ -1104,7 +1170,9 @@ static void derive(struct bench *b, struct row *r)
     const struct accel_ref *ref = b->wl[r->w].ref;
     if (one)
         paired_speedup(b, one, r);
-    if (r->threads == 1) {
+    if (r->threads == 1 && ref->macsim) {
+        r->x_accel = (double)r->winsts / r->wall / ref->rate; /* its wall s is all there is */
+    } else if (r->threads == 1) {
         r->x_accel = (double)r->winsts / r->cpu / ref->rate;
         if (r->user >= USER_TICK_S)
             r->x_accel_user = (double)r->winsts / r->user / ref->rate;
@@ -1222,7 +1290,8 @@ static const char *fmt_ref(const struct accel_ref *ref, char *buf)
 {
     char rate[32];
     fmt_rate(ref->rate, rate);
-    snprintf(buf, 64, "%s%s", rate, ref->warp_insts > 0 ? "" : " (paper)");
+    snprintf(buf, 64, "%s%s", rate,
+             ref->macsim ? " (MacSim, wall)" : ref->warp_insts > 0 ? "" : " (paper)");
     return buf;
 }
 
@@ -1289,7 +1358,8 @@ static void print_table(const struct bench *b)
            "CPU s, divided by Accel-Sim's warp insts / user s (single-threaded;\n"
            "× (user s): the same per median user s, the reference's own definition; "
            "../shared/reference/README.md, +-30%%); synth samples against the paper's "
-           "12.5K.\n× (user s) of a run under %.0f ms of user time (ticks; JSON user_series): per "
+           "12.5K; MacSim traces against MacSim's runs of them, per wall s (our median wall s, "
+           "their INST_COUNT_TOT / wall s, RSS against theirs).\n× (user s) of a run under %.0f ms of user time (ticks; JSON user_series): per "
            "the mean user s of more runs, together %.1f CPU s or more.\nload average at the "
            "end: %.2f (a busy host slows multi-thread runs most)\n",
            b->o.repeats, USER_TICK_S * 1e3, USER_SERIES_S, b->load_end);
@@ -1384,9 +1454,11 @@ static void json_workload(FILE *f, const struct bench *b, const struct workload 
     fputs("], \"accelsim\": {\"ref\": ", f);
     json_str(f, w->ref->name);
     bool run = w->ref->warp_insts > 0; /* a recorded run, not the paper's rate */
+    fputs(", \"simulator\": ", f);
+    json_str(f, w->ref->macsim ? "MacSim" : "Accel-Sim");
     fputs(", ", f);
     json_kv_num(f, "warp_insts", run ? w->ref->warp_insts : NAN, ", ");
-    json_kv_num(f, "user_s", run ? w->ref->user_s : NAN, ", ");
+    json_kv_num(f, w->ref->macsim ? "wall_s" : "user_s", run ? w->ref->user_s : NAN, ", ");
     json_kv_num(f, "warp_inst_per_s", w->ref->rate, ", ");
     json_kv_num(f, "peak_rss_mb", w->ref->rss_mb > 0 ? w->ref->rss_mb : NAN, "},\n     ");
 }
@@ -1513,6 +1585,7 @@ int main(int argc, char **argv)
     host_facts(&b);
     print_header(&b);
     add_shared_traces(&b);
+    add_macsim_traces(&b);
     add_samples(&b);
     add_large(&b);
     add_native_copies(&b);
