@@ -186,6 +186,38 @@ void base_buf_put(base_buf *b, const char *s, size_t n)
 }
 
 void base_buf_putc(base_buf *b, char c) { base_buf_put(b, &c, 1); }
+
+void base_buf_put_dec(base_buf *b, uint64_t v)
+{
+    char t[24];
+    int n = 0;
+    do {
+        t[23 - n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    base_buf_put(b, t + 24 - n, (size_t)n);
+}
+
+void base_buf_put_sdec(base_buf *b, int64_t v)
+{
+    if (v < 0)
+        base_buf_putc(b, '-');
+    base_buf_put_dec(b, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+}
+
+void base_buf_put_hex(base_buf *b, uint64_t v, int digits)
+{
+    static const char hx[] = "0123456789abcdef";
+    char t[16];
+    int n = 0;
+    do {
+        t[15 - n++] = hx[v & 15];
+        v >>= 4;
+    } while (v);
+    while (n < digits && n < 16)
+        t[15 - n++] = '0';
+    base_buf_put(b, t + 16 - n, (size_t)n);
+}
 void base_buf_puts(base_buf *b, const char *s) { base_buf_put(b, s, strlen(s)); }
 
 /* Formats straight into the buffer's spare room (grown and formatted again when short): no

@@ -71,6 +71,11 @@ void base_buf_putc(base_buf *b, char c);
 void base_buf_puts(base_buf *b, const char *s);
 void base_buf_put(base_buf *b, const char *s, size_t n);
 void base_buf_printf(base_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Numbers appended without printf (writers of millions of trace lines): decimal, signed
+ * decimal, and lowercase hex of at least `digits` digits (printf's %0*x). */
+void base_buf_put_dec(base_buf *b, uint64_t v);
+void base_buf_put_sdec(base_buf *b, int64_t v);
+void base_buf_put_hex(base_buf *b, uint64_t v, int digits);
 void base_buf_free(base_buf *b);
 
 /* Decimal text of v, NUL-terminated, into buf (at least BASE_I64_CHARS bytes); returns its

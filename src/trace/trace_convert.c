@@ -14,46 +14,6 @@
 
 #include "../base/wr.h"
 
-/* ---- number formatting (the exporter writes every instruction line) ---- */
-
-static void put_dec(base_buf *b, uint64_t v)
-{
-    char t[24];
-    int n = 0;
-    do {
-        t[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    char r[24];
-    for (int i = 0; i < n; i++)
-        r[i] = t[n - 1 - i];
-    base_buf_put(b, r, (size_t)n);
-}
-
-static void put_sdec(base_buf *b, int64_t v)
-{
-    if (v < 0) {
-        base_buf_putc(b, '-');
-        put_dec(b, 0 - (uint64_t)v);
-    } else {
-        put_dec(b, (uint64_t)v);
-    }
-}
-
-static void put_hex(base_buf *b, uint64_t v, int digits)
-{
-    static const char hx[] = "0123456789abcdef";
-    char t[16];
-    int n = 0;
-    do {
-        t[15 - n++] = hx[v & 15];
-        v >>= 4;
-    } while (v);
-    while (n < digits)
-        t[15 - n++] = '0';
-    base_buf_put(b, t + 16 - n, (size_t)n);
-}
-
 /* ---- one kernel as text ---- */
 
 typedef struct xport {
@@ -136,7 +96,7 @@ static void put_addrs(base_buf *b, int version, uint32_t mask, const uint64_t *a
         base_buf_puts(b, " 0");
         for (unsigned i = 0; i < p; i++) {
             base_buf_puts(b, " 0x");
-            put_hex(b, a[i], 16);
+            base_buf_put_hex(b, a[i], 16);
         }
         return;
     }
@@ -146,15 +106,15 @@ static void put_addrs(base_buf *b, int version, uint32_t mask, const uint64_t *a
     for (unsigned i = 1; i < p && mode1; i++)
         mode1 = a[i] - a[i - 1] == (uint64_t)d;
     base_buf_puts(b, mode1 ? " 1 0x" : " 2 0x");
-    put_hex(b, a[0], 1);
+    base_buf_put_hex(b, a[0], 1);
     if (mode1) {
         base_buf_putc(b, ' ');
-        put_sdec(b, d);
+        base_buf_put_sdec(b, d);
         return;
     }
     for (unsigned i = 1; i < p; i++) {
         base_buf_putc(b, ' ');
-        put_sdec(b, (int64_t)(a[i] - a[i - 1]));
+        base_buf_put_sdec(b, (int64_t)(a[i] - a[i - 1]));
     }
 }
 
@@ -162,7 +122,7 @@ static void put_regs(base_buf *b, const uint16_t *r, unsigned n)
 {
     for (unsigned i = 0; i < n; i++) {
         base_buf_puts(b, " R");
-        put_dec(b, r[i]);
+        base_buf_put_dec(b, r[i]);
     }
 }
 
@@ -177,7 +137,7 @@ static void put_mem(xport *x, const trace_sinst *s, const trace_dinst *d, const 
         return;
     }
     base_buf_putc(b, ' ');
-    put_dec(b, s->width ? s->width : 4);
+    base_buf_put_dec(b, s->width ? s->width : 4);
     if (a)
         put_addrs(b, x->h->tracer_version, d->mask, a);
     else
@@ -192,25 +152,25 @@ static void put_inst(xport *x, const trace_cta *c, uint32_t w, const trace_dinst
     if (x->h->tracer_version < 3)
         base_buf_printf(b, "%u %u %u %u ", c->id[0], c->id[1], c->id[2], w);
     if (x->h->lineinfo) {
-        put_dec(b, s->line_num);
+        base_buf_put_dec(b, s->line_num);
         base_buf_putc(b, ' ');
     }
-    put_hex(b, s->pc, 4);
+    base_buf_put_hex(b, s->pc, 4);
     base_buf_putc(b, ' ');
-    put_hex(b, d->mask, 8);
+    base_buf_put_hex(b, d->mask, 8);
     base_buf_putc(b, ' ');
-    put_dec(b, s->ndst);
+    base_buf_put_dec(b, s->ndst);
     put_regs(b, r, s->ndst);
     base_buf_putc(b, ' ');
     base_buf_put(b, trace_sinst_opcode(x->k, s), s->opcode_len);
     base_buf_putc(b, ' ');
-    put_dec(b, s->nsrc);
+    base_buf_put_dec(b, s->nsrc);
     put_regs(b, r ? r + s->ndst : NULL, s->nsrc);
     uint64_t buf[32];
     put_mem(x, s, d, trace_cta_addrs(c, d, buf));
     if (x->h->tracer_version >= 5) {
         base_buf_putc(b, ' ');
-        put_sdec(b, s->imm);
+        base_buf_put_sdec(b, s->imm);
     }
     if (x->h->tracer_version >= 6)
         base_buf_puts(b, " 0 NoVal");

@@ -14,44 +14,14 @@
 
 /* ---- lines ---- */
 
-/* Lines are built by hand, not with printf: a MacSim conversion or a large synth workload
- * formats millions of them, and printf's parsing was most of their cost (callgrind, a MacSim
- * trace run: the formatting 24% of the run's instructions). Each writer returns the end. */
+/* Lines are built piece by piece, not with printf: a MacSim conversion or a large synth
+ * workload formats millions of them, and printf's parsing was most of their cost (callgrind,
+ * a MacSim trace's run: the formatting 24% of the run's instructions). */
 
-static char *put_str(char *p, const char *s, size_t n)
+static void put_hex(base_buf *b, uint64_t v)
 {
-    memcpy(p, s, n);
-    return p + n;
-}
-
-/* Lowercase hex of v, at least `width` digits (printf's %0*x). */
-static char *put_hexw(char *p, uint64_t v, int width)
-{
-    char tmp[16];
-    int n = 0;
-    do {
-        tmp[n++] = "0123456789abcdef"[v & 15];
-        v >>= 4;
-    } while (v);
-    while (n < width)
-        tmp[n++] = '0';
-    while (n)
-        *p++ = tmp[--n];
-    return p;
-}
-
-static char *put_dec(char *p, int64_t v)
-{
-    char tmp[BASE_I64_CHARS];
-    size_t n = base_fmt_i64(tmp, v);
-    return put_str(p, tmp, n);
-}
-
-static char *put_hex(char *p, uint64_t v)
-{
-    *p++ = '0';
-    *p++ = 'x';
-    return put_hexw(p, v, 1);
+    base_buf_put(b, "0x", 2);
+    base_buf_put_hex(b, v, 1);
 }
 
 /* The tracer's mode-1 test (A.6): active lanes one contiguous run of at least two, with one
@@ -73,69 +43,63 @@ static int mode1_stride(uint32_t mask, const uint64_t *a, int32_t *stride)
     return 1;
 }
 
-static char *put_addrs(char *p, uint32_t mask, const uint64_t *a)
+static void put_addrs(base_buf *b, uint32_t mask, const uint64_t *a)
 {
     int32_t stride;
-    if (mask == 0)
-        return put_str(p, " 1 0x0 0", 8);
-    if (mode1_stride(mask, a, &stride)) {
-        p = put_hex(put_str(p, " 1 ", 3), a[__builtin_ctz(mask)]);
-        *p++ = ' ';
-        return put_dec(p, stride);
+    if (mask == 0) {
+        base_buf_puts(b, " 1 0x0 0");
+        return;
     }
-    p = put_str(p, " 2 ", 3);
+    if (mode1_stride(mask, a, &stride)) {
+        base_buf_puts(b, " 1 ");
+        put_hex(b, a[__builtin_ctz(mask)]);
+        base_buf_putc(b, ' ');
+        base_buf_put_sdec(b, stride);
+        return;
+    }
+    base_buf_puts(b, " 2 ");
     int prev = -1;
     for (int i = 0; i < 32; i++) {
         if (!(mask >> i & 1))
             continue;
         if (prev < 0) {
-            p = put_hex(p, a[i]);
+            put_hex(b, a[i]);
         } else {
-            *p++ = ' ';
-            p = put_dec(p, (int64_t)(a[i] - a[prev]));
+            base_buf_putc(b, ' ');
+            base_buf_put_sdec(b, (int64_t)(a[i] - a[prev]));
         }
         prev = i;
     }
-    return p;
 }
 
-static char *put_reg(char *p, unsigned r)
+static void put_reg(base_buf *b, unsigned r)
 {
-    p = put_str(p, " R", 2);
-    return put_dec(p, r);
+    base_buf_put(b, " R", 2);
+    base_buf_put_dec(b, r);
 }
-
-/* The longest line apart from its opcode: pc, mask and counts, a register each, the width,
- * 32 addresses (the first in hex, 31 signed differences) and the immediate, with blanks. */
-#define LINE_MAX_FIXED (16 + 1 + 8 + 4 + 7 + 4 + 5 * 7 + 11 + 3 + 18 + 31 * 21 + 13 + 2)
 
 void trace_format_line(base_buf *b, const trace_wline *l)
 {
-    size_t op = strlen(l->opcode);
-    base_grow(&b->s, &b->cap, b->len + op + LINE_MAX_FIXED + 1, 1);
-    char *p = b->s + b->len;
-    p = put_hexw(p, l->pc, 4);
-    *p++ = ' ';
-    p = put_hexw(p, l->mask, 8);
-    *p++ = ' ';
-    p = put_dec(p, l->ndst);
+    base_buf_put_hex(b, l->pc, 4);
+    base_buf_putc(b, ' ');
+    base_buf_put_hex(b, l->mask, 8);
+    base_buf_putc(b, ' ');
+    base_buf_put_dec(b, l->ndst);
     if (l->ndst)
-        p = put_reg(p, l->dst);
-    *p++ = ' ';
-    p = put_str(p, l->opcode, op);
-    *p++ = ' ';
-    p = put_dec(p, l->nsrc);
+        put_reg(b, l->dst);
+    base_buf_putc(b, ' ');
+    base_buf_puts(b, l->opcode);
+    base_buf_putc(b, ' ');
+    base_buf_put_dec(b, l->nsrc);
     for (unsigned i = 0; i < l->nsrc; i++)
-        p = put_reg(p, l->src[i]);
-    *p++ = ' ';
-    p = put_dec(p, l->width);
+        put_reg(b, l->src[i]);
+    base_buf_putc(b, ' ');
+    base_buf_put_dec(b, l->width);
     if (l->width)
-        p = put_addrs(p, l->mask, l->addr);
-    *p++ = ' ';
-    p = put_dec(p, (int32_t)(uint32_t)l->imm);
-    p = put_str(p, " \n", 2);
-    b->len = (size_t)(p - b->s);
-    b->s[b->len] = 0;
+        put_addrs(b, l->mask, l->addr);
+    base_buf_putc(b, ' ');
+    base_buf_put_sdec(b, (int32_t)(uint32_t)l->imm);
+    base_buf_put(b, " \n", 2);
 }
 
 /* ---- directory ---- */
