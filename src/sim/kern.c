@@ -468,8 +468,12 @@ static int issue_to(sim *g, uint32_t s, base_err *e)
             sm_kernel_decode(&rk->kk, &g->k);
         /* a full first wave keeps every CTA's buffers at once: fresh memory costs a VM's
          * host about 1.6 ms a MB the first time it is touched */
-        trace_cta_fit(slot);
-        sm_cta_launch(m, &rk->kk, g->cycle);
+        if (g->windowed) { /* its task launches it (sm_cta_launch_defer) */
+            sm_cta_launch_defer(m, &rk->kk, g->cycle);
+        } else {
+            trace_cta_fit(slot);
+            sm_cta_launch(m, &rk->kk, g->cycle);
+        }
         sim_mark_active(g, s);
         rk->issued++;
         g->moved++;

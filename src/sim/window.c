@@ -128,6 +128,7 @@ static void sm_window(sim *g, uint32_t s, uint64_t from, uint64_t end, uint32_t 
     sim_wsm *ws = &g->w.sm[s];
     mem_q *out = sm_outbound(u);
     int prog = 0;
+    sm_cta_launch_pending(u); /* a CTA issued between the windows (its progress counted then) */
     /* the replies due in the window: their MSHR entries and first waiters fetched now, as
      * the exact loop does when a reply enters the crossbar (each fill costs host misses) */
     for (uint32_t j = ws->in_head; j != ws->in_tail_seen && *sm_at(g, s, LK_IN, j) < end; j++)
@@ -844,6 +845,8 @@ int sim_run_windowed(sim *g, base_err *e, FILE *diag)
         rc = between(g, end, e, diag);
     }
     g->sm_upto = g->cycle;
+    for (uint32_t s = 0; s < g->n_sm; s++) /* a stop knob ended the run after an issue */
+        sm_cta_launch_pending(g->sm[s]);
     prof_keep(g, base_now_s() - t0);
     return rc < 0 ? -1 : 0;
 }

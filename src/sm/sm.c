@@ -291,6 +291,8 @@ void sm_kernel_start(sm *s, const sm_kernel *kk, int64_t carveout_kb)
 int sm_cta_fits(const sm *s, const sm_kernel *kk)
 {
     const knobs *k = s->k;
+    if (s->defer_kk)
+        base_panic("sm %u: CTA placement with a deferred launch pending", s->id);
     uint32_t cap = (uint32_t)kk->max_ctas_per_sm;
     if (s->nctas >= s->ncta_max)
         return 0;
@@ -306,6 +308,8 @@ int sm_cta_fits(const sm *s, const sm_kernel *kk)
 trace_cta *sm_cta_slot(sm *s)
 {
     sm_park_outside(s, "a CTA slot request");
+    if (s->defer_kk)
+        base_panic("sm %u: a CTA slot asked for with a deferred launch pending", s->id);
     for (uint32_t i = 0; i < s->ncta_max; i++)
         if (!s->cta[i].used) {
             s->pending_slot = i;
@@ -365,6 +369,23 @@ void sm_cta_launch(sm *s, const sm_kernel *kk, uint64_t now)
     s->threads_used += kk->padded_threads;
     s->regs_used += kk->regs_alloc;
     s->smem_used += kk->smem_alloc;
+}
+
+void sm_cta_launch_defer(sm *s, const sm_kernel *kk, uint64_t now)
+{
+    s->defer_kk = kk;
+    s->defer_at = now;
+}
+
+int sm_cta_launch_pending(sm *s)
+{
+    const sm_kernel *kk = s->defer_kk;
+    if (!kk)
+        return 0;
+    s->defer_kk = NULL;
+    trace_cta_fit(&s->cta[s->pending_slot].tc);
+    sm_cta_launch(s, kk, s->defer_at);
+    return 1;
 }
 
 uint32_t sm_cta_retire(sm *s, uint64_t *done_by_uid)

@@ -95,6 +95,15 @@ void sm_kernel_start(sm *s, const sm_kernel *kk, int64_t carveout_kb);
 int sm_cta_fits(const sm *s, const sm_kernel *kk);
 trace_cta *sm_cta_slot(sm *s);
 void sm_cta_launch(sm *s, const sm_kernel *kk, uint64_t now);
+/* The windowed mode's launch: placement stays serial (sm_cta_fits, sm_cta_slot and the CTA
+ * read into the slot), but sm_cta_launch of the slot at `now`, with the slot's buffers fitted,
+ * is left to sm_cta_launch_pending, which the SM's own task calls before its first cycle: the
+ * warps' state is written on the core that runs them, not in the serial part between windows.
+ * The state then is what an immediate launch leaves; nothing reads it in between (a later
+ * sm_cta_fits or sm_cta_slot with a launch pending panics). */
+void sm_cta_launch_defer(sm *s, const sm_kernel *kk, uint64_t now);
+/* The deferred launch, if one is pending: 1, else 0. */
+int sm_cta_launch_pending(sm *s);
 /* Retires finished CTAs (serial); returns how many and adds 1 to done_by_uid[kernel uid]
  * for each. */
 uint32_t sm_cta_retire(sm *s, uint64_t *done_by_uid);
