@@ -401,13 +401,17 @@ void sim_retire(sim *g)
     for (uint32_t w = 0; w < g->smf_words; w++) {
         uint64_t bits = sim_smf_take(g, SMF_DONE, w); /* SMs with finished CTAs */
         while (bits) {
-            uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(bits), n;
             bits &= bits - 1;
-            sim_sm_touch(g, s);
-            sim_sm_sync_pop(g, s); /* sm_active below reads the outbound queue */
-            uint32_t n = sm_cta_retire(g->sm[s], g->done_by_uid);
-            if (!sm_active(g->sm[s])) /* its last CTA left (see maybe_active) */
-                g->maybe_active[w] &= ~(1ull << (s % 64));
+            if (g->windowed) { /* retired by its task (sm_cta_retire_keep), SMF_ACT after */
+                n = sm_cta_retired_take(g->sm[s], g->done_by_uid);
+            } else {
+                sim_sm_touch(g, s);
+                sim_sm_sync_pop(g, s); /* sm_active below reads the outbound queue */
+                n = sm_cta_retire(g->sm[s], g->done_by_uid);
+                if (!sm_active(g->sm[s])) /* its last CTA left (see maybe_active) */
+                    g->maybe_active[w] &= ~(1ull << (s % 64));
+            }
             if (n) {
                 g->ctas_done_all += n;
                 sm_open_set(g, s, 1);

@@ -162,10 +162,12 @@ static void sm_window(sim *g, uint32_t s, uint64_t from, uint64_t end, uint32_t 
             (void)mem_q_pop(out);
         }
     }
+    /* finished CTAs retire here, at the window's end, for the serial part to count */
+    uint32_t retired = sm_ctas_done(u) ? sm_cta_retire_keep(u, end) : 0;
     uint64_t *f = sim_sm_task_end(g, s, me, prog), bit = 1ull << (s % 64);
     if (sm_active(u))
         f[SMF_ACT * g->smf_words] |= bit;
-    if (sm_ctas_done(u))
+    if (retired)
         f[SMF_DONE * g->smf_words] |= bit;
 }
 

@@ -187,6 +187,7 @@ static void sm_carve(sm *s, base_slab *b)
     }
     s->w = base_slab_take(b, s->nwarps_max, sizeof *s->w);
     s->cta = base_slab_take(b, s->ncta_max, sizeof *s->cta);
+    s->kept = base_slab_take(b, s->ncta_max, sizeof *s->kept);
     s->lq = base_slab_take(b, s->lq_cap, sizeof *s->lq);
     s->pend = base_slab_take(b, s->pend_cap, sizeof *s->pend);
     mem_q_carve(&s->out, (uint32_t)s->k->l1d_miss_queue + 4, b); /* + one line's fetches */
@@ -388,7 +389,8 @@ int sm_cta_launch_pending(sm *s)
     return 1;
 }
 
-uint32_t sm_cta_retire(sm *s, uint64_t *done_by_uid)
+/* Finished CTAs leave; each one's kernel uid counts in done_by_uid, or is kept (keep). */
+static uint32_t retire(sm *s, uint64_t *done_by_uid, int keep)
 {
     sm_park_outside(s, "a CTA retirement");
     uint32_t n = 0;
@@ -403,13 +405,34 @@ uint32_t sm_cta_retire(sm *s, uint64_t *done_by_uid)
         s->threads_used -= c->kk->padded_threads;
         s->regs_used -= c->kk->regs_alloc;
         s->smem_used -= c->kk->smem_alloc;
-        done_by_uid[c->kk->uid]++;
+        if (keep)
+            s->kept[s->nkept++] = c->kk->uid;
+        else
+            done_by_uid[c->kk->uid]++;
         c->used = 0;
         c->kk = NULL;
         s->nctas--;
         SMST(s, ctas)++;
         n++;
     }
+    return n;
+}
+
+uint32_t sm_cta_retire(sm *s, uint64_t *done_by_uid) { return retire(s, done_by_uid, 0); }
+
+uint32_t sm_cta_retire_keep(sm *s, uint64_t now)
+{
+    if (s->park == SM_PARK_PARKED)
+        sm_unpark(s, now);
+    return retire(s, NULL, 1);
+}
+
+uint32_t sm_cta_retired_take(sm *s, uint64_t *done_by_uid)
+{
+    uint32_t n = s->nkept;
+    for (uint32_t i = 0; i < n; i++)
+        done_by_uid[s->kept[i]]++;
+    s->nkept = 0;
     return n;
 }
 

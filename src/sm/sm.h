@@ -104,6 +104,12 @@ void sm_cta_launch(sm *s, const sm_kernel *kk, uint64_t now);
 void sm_cta_launch_defer(sm *s, const sm_kernel *kk, uint64_t now);
 /* The deferred launch, if one is pending: 1, else 0. */
 int sm_cta_launch_pending(sm *s);
+/* The windowed mode's retirement, by the SM's own task after its window's last cycle: a
+ * parked SM is unparked at `now` (the window's end, as the serial part did), its finished CTAs
+ * retire, and their kernels' uids are kept in the SM (one per CTA slot at most) until the
+ * serial part adds them up with sm_cta_retired_take, which returns how many. */
+uint32_t sm_cta_retire_keep(sm *s, uint64_t now);
+uint32_t sm_cta_retired_take(sm *s, uint64_t *done_by_uid);
 /* Retires finished CTAs (serial); returns how many and adds 1 to done_by_uid[kernel uid]
  * for each. */
 uint32_t sm_cta_retire(sm *s, uint64_t *done_by_uid);

@@ -124,6 +124,7 @@ struct sm {
     uint32_t ncta_max, nctas, pending_slot;
     const sm_kernel *defer_kk; /* sm_cta_launch_defer: the launch to do, at defer_at */
     uint64_t defer_at;
+    uint32_t *kept, nkept;     /* sm_cta_retire_keep: uids of the kernels of CTAs retired */
     uint32_t cta_hw;          /* slots [0, cta_hw) have held a CTA; the rest were never touched */
     uint64_t next_age;
     int64_t threads_used, regs_used, smem_used;
