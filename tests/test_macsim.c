@@ -724,13 +724,19 @@ TEST(macsim_sass_mapping_valid_in_every_family)
     CHECK_STR(op, "NOP");
 }
 
+/* A ptx trace of one kernel, one warp and one instruction (an EXIT), in test dir `name`. */
+static char *one_exit_trace(const char *name, base_buf *b)
+{
+    grec ex = {.op = 40, .mask = 1};
+    ptx_rec(b, &ex);
+    uint32_t id = 0;
+    return gpu_trace(name, "ptx", 14, 1, &id, b);
+}
+
 TEST(macsim_cli_detection_and_usage)
 {
     base_buf b = {0};
-    grec ex = {.op = 40, .mask = 1};
-    ptx_rec(&b, &ex);
-    uint32_t id = 0;
-    char *dir = gpu_trace("cli1", "ptx", 14, 1, &id, &b);
+    char *dir = one_exit_trace("cli1", &b);
     test_proc p = test_lockstep("trace check %s", dir);
     CHECK_EQ(p.status, 0);
     CHECK_HAS(p.out, "ok: macsim ptx v14, 1 kernels, 1 CTAs, 1 warps, 1 warp instructions");
@@ -775,10 +781,7 @@ static int entries(const char *dir)
 TEST(macsim_run_cleans_up_and_takes_the_nearest_table)
 {
     base_buf b = {0};
-    grec ex = {.op = 40, .mask = 1};
-    ptx_rec(&b, &ex);
-    uint32_t id = 0;
-    char *dir = gpu_trace("run1", "ptx", 14, 1, &id, &b);
+    char *dir = one_exit_trace("run1", &b);
     char *tmp = base_sprintf("%s/it's tmp", test_tmpdir());
     CHECK_EQ(mkdir(tmp, 0777), 0);
     const char *was = getenv("TMPDIR");
