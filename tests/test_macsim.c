@@ -234,9 +234,9 @@ static uint64_t accelsim_mem_insts(const char *dir)
     return n;
 }
 
-static void check_conversion(const char *src, const char *out, int xz)
+static void check_conversion(const char *src, const char *out, int xz, size_t keep)
 {
-    macsim_opts o = {0, 80, xz, 0};
+    macsim_opts o = {0, 80, xz, 0, keep};
     macsim_summary m;
     trace_summary a;
     base_err e = {0};
@@ -264,8 +264,23 @@ TEST(macsim_shared_convert_to_accelsim)
         return;
     char *ptx = base_strdup(p);
     char *nvbit = base_strdup(test_shared_path("traces/macsim/nvbit_vectormultadd_4096"));
-    check_conversion(ptx, "conv_ptx", 0);
-    check_conversion(nvbit, "conv_nvbit", 1);
+    check_conversion(ptx, "conv_ptx", 0, 0);
+    check_conversion(nvbit, "conv_nvbit", 1, 0);
+    /* the checking pass keeps the records for the writing pass; with a budget of one byte it
+     * keeps the first warp file alone and the writer reads the rest again: the same text */
+    check_conversion(nvbit, "conv_nvbit0", 0, 0);
+    check_conversion(nvbit, "conv_nvbit1", 0, 1);
+    for (int k = 1; k <= 3; k++) {
+        size_t na = 0, nb = 0;
+        char *a = base_sprintf("%s/conv_nvbit0/kernel-%d.traceg", test_tmpdir(), k);
+        char *b = base_sprintf("%s/conv_nvbit1/kernel-%d.traceg", test_tmpdir(), k);
+        char *x = test_read_file(a, &na), *y = test_read_file(b, &nb);
+        CHECK(x && y && na > 0 && na == nb && memcmp(x, y, na) == 0);
+        free(x);
+        free(y);
+        free(a);
+        free(b);
+    }
     test_proc pr = test_lockstep("trace convert --to accelsim %s --out %s/conv_cli "
                                  "--binary-version=70", ptx, test_tmpdir());
     CHECK_EQ(pr.status, 0);
@@ -393,7 +408,7 @@ TEST(macsim_nvbit_child_records)
     CHECK_EQ(s.insts, 4);
     CHECK_EQ(s.records, 8);
     CHECK_EQ(s.mem_insts, 2);
-    check_conversion(dir, "nv1_conv", 0);
+    check_conversion(dir, "nv1_conv", 0, 0);
     free(dir);
     base_buf_free(&b);
 }

@@ -173,6 +173,13 @@ macsim_stream *macsim_stream_open(const char *path, const macsim_fmt *f, base_er
 int macsim_stream_gpu(macsim_stream *s, macsim_ginst *g, base_err *e);
 int macsim_stream_cpu(macsim_stream *s, macsim_cinst *c, base_err *e);
 void macsim_stream_close(macsim_stream *s);
+/* Appends every byte the stream decompresses from now on to b (a converter's first pass
+ * keeps them for its second, which then reads them with macsim_stream_mem). */
+void macsim_stream_keep(macsim_stream *s, base_buf *b);
+/* A stream over data[0..n), the records of file `path` (named in errors); data must outlive
+ * the stream. */
+macsim_stream *macsim_stream_mem(const char *path, const macsim_fmt *f, const void *data,
+                                 size_t n);
 
 /* ---- whole traces ---- */
 
@@ -181,6 +188,8 @@ typedef struct macsim_opts {
     int binary_version;     /* conversion: Accel-Sim "-binary version" (0: 80) */
     int xz;                 /* conversion: write kernel-N.traceg.xz */
     uint32_t nregs;         /* conversion: "-nregs" (0: 32; MacSim traces do not record it) */
+    size_t keep_bytes;      /* conversion: decompressed records its checking pass keeps for
+                             * its writing pass, whole files until this many (0: 64 MB) */
 } macsim_opts;
 
 typedef struct macsim_summary {

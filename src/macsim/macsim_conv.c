@@ -151,6 +151,10 @@ int macsim_sass_opcode(const macsim_fmt *f, const macsim_ginst *g, int fam, char
     return sp == TRACE_SPACE_NONE ? 0 : pick(fam, "NOP", buf, cap);
 }
 
+/* The records the checking pass keeps for the writing pass by default: a small trace is
+ * decompressed once; a large one's later files are read again, and memory stays bounded. */
+#define KEEP_BYTES ((size_t)64 << 20)
+
 /* ---- writing ---- */
 
 typedef struct conv {
@@ -203,10 +207,16 @@ static int line_of(conv *c, const macsim_ginst *g, uint64_t pc0, const char *fil
     return 0;
 }
 
-static int write_warp(conv *c, const macsim_kernel *k, uint32_t id, uint64_t pc0, base_err *e)
+/* Warp w of kernel k (index in warp_ids): from the records the first pass kept, else from
+ * its file again. */
+static int write_warp(conv *c, const macsim_kernel *k, const macsim_unit *u, uint32_t w,
+                      uint64_t pc0, base_err *e)
 {
+    uint32_t id = k->warp_ids[w];
     char *p = macsim_warp_file(k, id);
-    macsim_stream *s = macsim_stream_open(p, &c->r->t.fmt, e);
+    const base_buf *kept = u->kept && u->kept[w].s ? &u->kept[w] : NULL;
+    macsim_stream *s = kept ? macsim_stream_mem(p, &c->r->t.fmt, kept->s, kept->len)
+                            : macsim_stream_open(p, &c->r->t.fmt, e);
     int rc = s ? 0 : -1;
     uint64_t n = 0;
     macsim_ginst g;
@@ -222,9 +232,9 @@ static int write_warp(conv *c, const macsim_kernel *k, uint32_t id, uint64_t pc0
     return rc;
 }
 
-static int cmp_u32(const void *a, const void *b)
+static int cmp_u64(const void *a, const void *b)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
 }
 
@@ -243,18 +253,20 @@ static int write_kernel(conv *c, size_t ki, base_err *e)
     h.binary_version = c->binary_version;
     if (trace_wdir_kernel_begin(c->d, &h, e))
         return -1;
-    uint32_t *ids = base_malloc(k->nwarps * sizeof *ids);
-    memcpy(ids, k->warp_ids, k->nwarps * sizeof *ids);
-    qsort(ids, k->nwarps, sizeof *ids, cmp_u32);
+    /* warp ids in order (the CTA in their upper half), each with its index in warp_ids */
+    uint64_t *ord = base_malloc(k->nwarps * sizeof *ord);
+    for (uint32_t i = 0; i < k->nwarps; i++)
+        ord[i] = (uint64_t)k->warp_ids[i] << 32 | i;
+    qsort(ord, k->nwarps, sizeof *ord, cmp_u64);
     int rc = 0;
     for (uint32_t i = 0, cta = 0; i < k->nwarps && rc == 0; cta++) {
         trace_wdir_cta_begin(c->d, cta, 0, 0);
-        uint32_t id = ids[i] >> 16;
-        for (; i < k->nwarps && ids[i] >> 16 == id && rc == 0; i++)
-            rc = write_warp(c, k, ids[i], u->min_pc == UINT64_MAX ? 0 : u->min_pc, e);
+        uint32_t id = (uint32_t)(ord[i] >> 48);
+        for (; i < k->nwarps && ord[i] >> 48 == id && rc == 0; i++)
+            rc = write_warp(c, k, u, (uint32_t)ord[i], u->min_pc == UINT64_MAX ? 0 : u->min_pc, e);
         trace_wdir_cta_end(c->d);
     }
-    free(ids);
+    free(ord);
     return rc ? -1 : trace_wdir_kernel_end(c->d, e);
 }
 
@@ -280,7 +292,8 @@ int macsim_to_accelsim(const char *src, const char *dir, const macsim_opts *o,
         return -1;
     macsim_run r;
     c.r = &r;
-    int rc = macsim_run_trace(&r, src, o, e);
+    size_t keep = o && o->keep_bytes ? o->keep_bytes : KEEP_BYTES;
+    int rc = macsim_run_trace_keep(&r, src, o, keep, e);
     if (rc == 0 && !(c.d = trace_wdir_open(dir, o && o->xz, e)))
         rc = -1;
     for (size_t i = 0; rc == 0 && i < r.t.nkernels; i++)

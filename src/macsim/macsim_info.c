@@ -121,11 +121,16 @@ static void count_cinst(const macsim_cinst *c, stat_block *b)
 }
 
 /* One warp or thread file, start to end: instructions read, or -1. */
-static int64_t read_file(const macsim_run *r, const char *path, macsim_unit *u, base_err *e)
+static int64_t read_file(const macsim_run *r, const char *path, macsim_unit *u, base_buf *keep,
+                         base_err *e)
 {
     macsim_stream *s = macsim_stream_open(path, &r->t.fmt, e);
     if (!s)
         return -1;
+    if (keep) {
+        base_buf_put(keep, "", 0); /* kept, even when empty: s is set */
+        macsim_stream_keep(s, keep);
+    }
     int gpu = macsim_type_is_gpu(r->t.fmt.type), rc;
     int64_t n = 0;
     macsim_ginst g;
@@ -153,13 +158,18 @@ static int read_unit(macsim_run *r, size_t i, base_err *e)
     int gpu = macsim_type_is_gpu(r->t.fmt.type);
     const macsim_kernel *k = gpu ? &r->t.kernels[i] : NULL;
     uint32_t nfiles = gpu ? k->nwarps : 1;
+    if (gpu && r->keep_left)
+        u->kept = base_calloc(nfiles, sizeof *u->kept);
     for (uint32_t w = 0; w < nfiles; w++) {
         char *p = gpu ? macsim_warp_file(k, k->warp_ids[w]) : macsim_thread_file(&r->t,
                                                                                  r->t.tids[i]);
-        int64_t n = read_file(r, p, u, e);
+        base_buf *keep = u->kept && r->keep_left ? &u->kept[w] : NULL;
+        int64_t n = read_file(r, p, u, keep, e);
         free(p);
         if (n < 0)
             return -1;
+        if (keep)
+            r->keep_left -= keep->len < r->keep_left ? keep->len : r->keep_left;
         stat_inc(b, gpu ? GS(b, retired_by_macsim) : CS(b, retired_by_macsim),
                  n ? (uint64_t)n - 1 : 0);
     }
@@ -176,7 +186,14 @@ static int read_unit(macsim_run *r, size_t i, base_err *e)
 
 int macsim_run_trace(macsim_run *r, const char *path, const macsim_opts *o, base_err *e)
 {
+    return macsim_run_trace_keep(r, path, o, 0, e);
+}
+
+int macsim_run_trace_keep(macsim_run *r, const char *path, const macsim_opts *o, size_t budget,
+                          base_err *e)
+{
     memset(r, 0, sizeof *r);
+    r->keep_left = budget;
     if (macsim_open(path, o ? o->addr32 : 0, &r->t, e))
         return -1;
     init_set(r);
@@ -192,8 +209,15 @@ int macsim_run_trace(macsim_run *r, const char *path, const macsim_opts *o, base
 
 void macsim_run_free(macsim_run *r)
 {
-    for (size_t i = 0; i < r->nu; i++)
+    for (size_t i = 0; i < r->nu; i++) {
         stat_block_free(&r->u[i].b);
+        if (r->u[i].kept) {
+            uint32_t nw = r->t.kernels[i].nwarps;
+            for (uint32_t w = 0; w < nw; w++)
+                base_buf_free(&r->u[i].kept[w]);
+            free(r->u[i].kept);
+        }
+    }
     free(r->u);
     if (r->set.slot) {
         stat_block_free(&r->total);

@@ -11,7 +11,8 @@
 #define STREAM_BUF (64u * 1024u)
 
 struct macsim_stream {
-    gzFile gz;
+    gzFile gz;              /* NULL: over memory (buf borrowed, all of it there) */
+    base_buf *keep;
     char *path;
     macsim_fmt fmt;
     uint8_t *buf;
@@ -37,13 +38,29 @@ macsim_stream *macsim_stream_open(const char *path, const macsim_fmt *f, base_er
     return s;
 }
 
+macsim_stream *macsim_stream_mem(const char *path, const macsim_fmt *f, const void *data,
+                                 size_t n)
+{
+    macsim_stream *s = base_calloc(1, sizeof *s);
+    s->path = base_strdup(path);
+    s->fmt = *f;
+    s->buf = (uint8_t *)data;
+    s->len = n;
+    s->eof = 1;
+    return s;
+}
+
+void macsim_stream_keep(macsim_stream *s, base_buf *b) { s->keep = b; }
+
 void macsim_stream_close(macsim_stream *s)
 {
     if (!s)
         return;
-    gzclose(s->gz);
+    if (s->gz) {
+        gzclose(s->gz);
+        free(s->buf);
+    }
     free(s->path);
-    free(s->buf);
     free(s);
 }
 
@@ -64,6 +81,8 @@ static int fill(macsim_stream *s, base_err *e)
                              s->path, (unsigned long long)(s->off + s->len),
                              err == Z_BUF_ERROR ? "the gzip stream is truncated" : msg);
         s->eof = got == 0;
+        if (s->keep && got > 0)
+            base_buf_put(s->keep, (const char *)s->buf + s->len, (size_t)got);
         s->len += (size_t)got;
     }
     return 0;
