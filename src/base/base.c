@@ -200,9 +200,8 @@ void base_buf_put_dec(base_buf *b, uint64_t v)
 
 void base_buf_put_sdec(base_buf *b, int64_t v)
 {
-    if (v < 0)
-        base_buf_putc(b, '-');
-    base_buf_put_dec(b, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+    char t[BASE_I64_CHARS];
+    base_buf_put(b, t, base_fmt_i64(t, v));
 }
 
 void base_buf_put_hex(base_buf *b, uint64_t v, int digits)

@@ -378,15 +378,14 @@ void sm_cta_launch_defer(sm *s, const sm_kernel *kk, uint64_t now)
     s->defer_at = now;
 }
 
-int sm_cta_launch_pending(sm *s)
+void sm_cta_launch_pending(sm *s)
 {
     const sm_kernel *kk = s->defer_kk;
     if (!kk)
-        return 0;
+        return;
     s->defer_kk = NULL;
     trace_cta_fit(&s->cta[s->pending_slot].tc);
     sm_cta_launch(s, kk, s->defer_at);
-    return 1;
 }
 
 /* Finished CTAs leave; each one's kernel uid counts in done_by_uid, or is kept (keep). */
@@ -422,7 +421,7 @@ uint32_t sm_cta_retire(sm *s, uint64_t *done_by_uid) { return retire(s, done_by_
 
 uint32_t sm_cta_retire_keep(sm *s, uint64_t now)
 {
-    if (s->park == SM_PARK_PARKED)
+    if (sm_parked(s))
         sm_unpark(s, now);
     return retire(s, NULL, 1);
 }

@@ -102,8 +102,8 @@ void sm_cta_launch(sm *s, const sm_kernel *kk, uint64_t now);
  * The state then is what an immediate launch leaves; nothing reads it in between (a later
  * sm_cta_fits or sm_cta_slot with a launch pending panics). */
 void sm_cta_launch_defer(sm *s, const sm_kernel *kk, uint64_t now);
-/* The deferred launch, if one is pending: 1, else 0. */
-int sm_cta_launch_pending(sm *s);
+/* The deferred launch, if one is pending. */
+void sm_cta_launch_pending(sm *s);
 /* The windowed mode's retirement, by the SM's own task after its window's last cycle: a
  * parked SM is unparked at `now` (the window's end, as the serial part did), its finished CTAs
  * retire, and their kernels' uids are kept in the SM (one per CTA slot at most) until the
