@@ -157,12 +157,26 @@ int macsim_sass_opcode(const macsim_fmt *f, const macsim_ginst *g, int fam, char
 
 /* ---- writing ---- */
 
+/* A kernel has a few dozen static instructions and each becomes the same opcode text on
+ * every execution, so the translation (table searches, candidate lists, snprintf: a tenth of
+ * a MacSim run) is done once per distinct input and remembered. It is a function of the key
+ * alone, so a slot's evictions cannot change what is written. */
+#define OP_MEMO_BITS 8
+#define OP_MEMO (1u << OP_MEMO_BITS)
+
+typedef struct op_memo {
+    uint32_t key;           /* op_key(); 0: empty */
+    int width;              /* macsim_sass_opcode's result */
+    char op[60];
+} op_memo;
+
 typedef struct conv {
     const macsim_run *r;
     trace_wdir *d;
     int fam, binary_version;
     uint32_t nregs;
     base_buf text;          /* one warp's lines */
+    op_memo memo[OP_MEMO];
 } conv;
 
 /* MacSim register ids -> R<n>: ptx ids from 200 up are special registers (tid, ctaid...)
@@ -180,13 +194,35 @@ static void set_regs(const macsim_fmt *f, const macsim_ginst *g, trace_wline *l)
             l->src[l->nsrc++] = g->src[i];
 }
 
+/* Everything macsim_sass_opcode reads of an instruction, plus one bit so no key is 0. */
+static uint32_t op_key(const macsim_ginst *g)
+{
+    uint32_t k = 1u << 31 | g->opcode | (uint32_t)(g->is_fp != 0) << 8 |
+                 (uint32_t)(g->is_mem != 0) << 9;
+    if (g->is_mem)
+        k |= (uint32_t)(g->kind % MACSIM_NKIND) << 10 |
+             (uint32_t)(g->space % MACSIM_NSPACE) << 12 | (uint32_t)g->mem_size << 16;
+    return k;
+}
+
+static const op_memo *op_of(conv *c, const macsim_ginst *g)
+{
+    uint32_t k = op_key(g);
+    op_memo *m = &c->memo[(k * 2654435761u) >> (32 - OP_MEMO_BITS)];
+    if (m->key != k) {
+        m->key = k;
+        m->width = macsim_sass_opcode(&c->r->t.fmt, g, c->fam, m->op, sizeof m->op);
+    }
+    return m;
+}
+
 static int line_of(conv *c, const macsim_ginst *g, uint64_t pc0, const char *file,
                    base_err *e)
 {
     const macsim_fmt *f = &c->r->t.fmt;
-    char op[64];
     uint64_t addr[MACSIM_WARP_SIZE];
-    int w = macsim_sass_opcode(f, g, c->fam, op, sizeof op);
+    const op_memo *m = op_of(c, g);
+    int w = m->width;
     if (w < 0)
         return base_fail(e, BASE_EXIT_INPUT, "%s: byte offset %llu: %s opcode %s has no "
                          "equivalent in the %s opcode table (binary version %d)", file,
@@ -196,7 +232,7 @@ static int line_of(conv *c, const macsim_ginst *g, uint64_t pc0, const char *fil
     trace_wline l = {0};
     l.pc = g->pc - pc0;
     l.mask = g->mask;
-    l.opcode = op;
+    l.opcode = m->op;
     l.width = (uint32_t)w;
     set_regs(f, g, &l);
     if (w) {
