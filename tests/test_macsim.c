@@ -806,6 +806,12 @@ TEST(macsim_run_cleans_up_and_takes_the_nearest_table)
     CHECK_EQ(p.status, 0);
     CHECK_HAS(p.out, "gpu_tot_sim_insn = 1\n");
     CHECK_HAS(p.err, "converted (1 kernels, 1 warp instructions) for compute capability 86\n");
+    /* the output names the source, not the directory that is gone by then */
+    char *head = base_sprintf("# trace %s: 1 kernels", dir);
+    CHECK_HAS(p.out, head);
+    CHECK_HAS(p.out, ", converted kernel-1.traceg)\n");
+    CHECK(!strstr(p.out, "lockstep-run-"));
+    free(head);
     CHECK(!strstr(p.err, "warning"));
     CHECK_EQ(entries(tmp), 0);
     p = test_lockstep("run --threads=1 --preset=gtx480 %s", dir);

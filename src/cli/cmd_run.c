@@ -189,23 +189,38 @@ static void remove_tree(const char *tmp)
         fprintf(stderr, "lockstep: warning: could not remove %s\n", tmp);
 }
 
-static int simulate(cli_args *a, const char *path);
+static int simulate(cli_args *a, const char *path, const char *shown);
 
 static int run(cli_args *a)
 {
     char buf[1200], tmp[1024] = "";
     const char *path = a->npos ? a->pos[0] : default_trace(buf, sizeof buf);
     if (!macsim_detect(path))
-        return simulate(a, path);
+        return simulate(a, path, path);
     base_err e = {0};
     const char *conv = from_macsim(a, path, tmp, sizeof tmp, &e);
-    int rc = conv ? simulate(a, conv) : cli_error(&e);
+    int rc = conv ? simulate(a, conv, path) : cli_error(&e);
     free((char *)conv);
     remove_tree(tmp);
     return rc;
 }
 
-static int simulate(cli_args *a, const char *path)
+/* A converted trace's files are gone when the output is read, and their random directory
+ * name would make two runs' outputs differ: the output names the source instead, and each
+ * kernel by its converted file's name alone. */
+static void show_source(sim_result *r, const char *conv)
+{
+    size_t n = strlen(conv);
+    for (size_t i = 0; i < r->nk; i++) {
+        char *p = r->k[i].path;
+        if (p && !strncmp(p, conv, n) && p[n] == '/') {
+            r->k[i].path = base_sprintf("converted %s", p + n + 1);
+            free(p);
+        }
+    }
+}
+
+static int simulate(cli_args *a, const char *path, const char *shown)
 {
     base_err e = {0};
     if (a->knobs.v.host_hugepages)
@@ -229,20 +244,22 @@ static int simulate(cli_args *a, const char *path)
     FILE *progress = a->knobs.v.progress || isatty(2) ? stderr : NULL;
     sim_result r;
     int rc = sim_run(g, &l, &r, stderr, progress, &e);
+    if (rc == 0 && strcmp(path, shown))
+        show_source(&r, path);
     base_out out = {0};
     const char *json = cli_get(a, "stats-json");
     if (rc == 0 && json)
         rc = base_out_open(&out, json, &e);
     if (rc == 0) {
         cli_echo_header(stdout, a);
-        printf("\n# trace %s: %zu kernels, %zu memcpys (%llu bytes), %zu other commands\n", path,
+        printf("\n# trace %s: %zu kernels, %zu memcpys (%llu bytes), %zu other commands\n", shown,
                l.nkernels, l.nmemcpy, (unsigned long long)l.memcpy_bytes, l.nother);
         for (size_t i = 0; i < r.nk; i++)
             sim_print_kernel(stdout, &r.k[i], i, r.nk);
         sim_print_totals(stdout, &r);
         print_rate(stdout, &r, &a->knobs.v);
         if (json) {
-            write_json(out.f, a, path, &r);
+            write_json(out.f, a, shown, &r);
             rc = base_out_commit(&out, &e);
         }
     }
