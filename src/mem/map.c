@@ -278,6 +278,8 @@ static void linear_init(mem_map *m)
 
 static uint32_t sub_partition_decoded(const mem_map *m, uint64_t addr)
 {
+    if (m->indexing == IDX_RANDOM) /* the chunk alone: the decode below was a third of it */
+        return random_sub(m, addr);
     mem_addr a;
     mem_addrmap_decode(&m->map, m->n_mem, m->n_sub, addr, &a);
     uint32_t total = m->n_mem * m->n_sub, chan = a.channel;
@@ -292,8 +294,6 @@ static uint32_t sub_partition_decoded(const mem_map *m, uint64_t addr)
         idx = m->indexing == IDX_IPOLY ? ipoly_hash(m, hb, idx) : pae_hash(hb, idx);
         return m->gap ? idx % total : idx;
     }
-    case IDX_RANDOM:
-        return random_sub(m, addr);
     default: /* consecutive, custom */
         return a.sub_partition;
     }
