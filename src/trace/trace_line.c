@@ -50,14 +50,6 @@ static int parse_sdec(const char *s, size_t n, int64_t *out)
     return 0;
 }
 
-static int get_hex(cursor *c, const char *what, uint64_t max, uint64_t *out)
-{
-    const char *s = NULL;
-    size_t n = 0;
-    if (!tok(c, &s, &n) || parse_hex(s, n, out) || *out > max)
-        return expected(c, what, s, n);
-    return 0;
-}
 
 /* The next token read as a decimal in the same pass that finds its end: 0 with its value,
  * -1 with the token (NULL at the end of the line) when it is not one. */
@@ -105,6 +97,54 @@ static int short_sdec(cursor *c, int64_t *out)
     return 0;
 }
 
+/* Hex digit value plus one; 0 for anything else. */
+#define HX(c, v) [c] = (v) + 1
+static const unsigned char hex1[256] = {
+    HX('0', 0), HX('1', 1), HX('2', 2), HX('3', 3), HX('4', 4), HX('5', 5), HX('6', 6),
+    HX('7', 7), HX('8', 8), HX('9', 9), HX('a', 10), HX('b', 11), HX('c', 12), HX('d', 13),
+    HX('e', 14), HX('f', 15), HX('A', 10), HX('B', 11), HX('C', 12), HX('D', 13), HX('E', 14),
+    HX('F', 15),
+};
+#undef HX
+
+/* The next token read as hex (optional 0x) in the same pass that finds its end, as
+ * scan_dec: PCs, masks and addresses are most of a line's characters, and reading each
+ * token twice (find its end, then convert) was a fifth of a text trace's parse. */
+static int scan_hex(cursor *c, uint64_t *v, const char **s, size_t *n)
+{
+    const char *p = c->p, *e = c->end;
+    while (p < e && is_blank(*p))
+        p++;
+    *s = p == e ? NULL : p;
+    *n = 0;
+    if (p == e)
+        return -1;
+    if (e - p >= 2 && p[0] == '0' && (p[1] | 0x20) == 'x')
+        p += 2;
+    const char *d0 = p;
+    uint64_t x = 0;
+    int ok = 1;
+    for (; p < e && !is_blank(*p); p++) {
+        unsigned d = hex1[(unsigned char)*p];
+        if (!d || x >> 60)
+            ok = 0;
+        x = x << 4 | ((d - 1) & 15);
+    }
+    c->p = p;
+    *n = (size_t)(p - *s);
+    *v = x;
+    return ok && p > d0 ? 0 : -1;
+}
+
+static int get_hex(cursor *c, const char *what, uint64_t max, uint64_t *out)
+{
+    const char *s;
+    size_t n;
+    if (scan_hex(c, out, &s, &n) || *out > max)
+        return expected(c, what, s, n);
+    return 0;
+}
+
 static int get_dec(cursor *c, const char *what, uint64_t max, uint64_t *out)
 {
     const char *s;
@@ -134,9 +174,24 @@ static inline int get_sdec(cursor *c, const char *what, int64_t lo, int64_t hi, 
     return get_sdec_full(c, what, lo, hi, out);
 }
 
-/* "R<n>", n = 0..255. */
+/* "R<n>", n = 0..255: up to three digits in one pass, anything else (leading zeros, an
+ * error) the long way. */
 static int get_reg(cursor *c, uint16_t *out)
 {
+    const char *p = c->p, *e = c->end;
+    while (p < e && is_blank(*p))
+        p++;
+    if (p < e && *p == 'R') {
+        const char *q = p + 1;
+        unsigned v = 0;
+        while (q < e && q - p <= 3 && (unsigned)(*q - '0') <= 9)
+            v = v * 10 + (unsigned)(*q++ - '0');
+        if (q > p + 1 && (q == e || is_blank(*q)) && v <= 255) {
+            c->p = q;
+            *out = (uint16_t)v;
+            return 0;
+        }
+    }
     const char *s = NULL;
     size_t n = 0;
     uint64_t v;
