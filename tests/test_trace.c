@@ -4,6 +4,7 @@
 #include "trace/trace.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static const trace_fmt V3 = {3, 0}, V4L = {4, 1}, V5 = {5, 0}, V0 = {0, 0};
 
@@ -137,6 +138,64 @@ TEST(trace_line_rejects_malformed_input)
     BAD(&V5, "", "expected a hex PC, found the end of the line");
     BAD(&V5, "0010", "digits of value), found the end of the line");
     BAD(&V5, "0010 ffffffff 0 EX\x01IT 0 0 0", "found 'EX\\x01IT'");
+}
+
+/* The parser remembers recent lines' register and opcode spans (by PC) and copies them on
+ * the same bytes: a warm parser must give what a fresh one gives, line by line, errors too,
+ * also where a remembered span is a prefix of a different one ("8" then "80"). */
+static int same_parse(const trace_line *a, const trace_line *b)
+{
+    if (a->pc != b->pc || a->mask != b->mask || a->ndst != b->ndst || a->nsrc != b->nsrc ||
+        a->opcode_len != b->opcode_len || memcmp(a->opcode, b->opcode, a->opcode_len) ||
+        a->mem_width != b->mem_width || a->addr_mode != b->addr_mode || a->naddr != b->naddr ||
+        a->imm != b->imm)
+        return 0;
+    for (unsigned i = 0; i < a->ndst + a->nsrc; i++)
+        if (a->regs[i] != b->regs[i])
+            return 0;
+    for (unsigned i = 0; i < a->naddr; i++)
+        if (a->addr[i] != b->addr[i])
+            return 0;
+    return 1;
+}
+
+TEST(trace_line_span_memo_parses_as_fresh)
+{
+    static const char *const lines[] = {
+        "0098 ffffffff 1 R4 LDG.E.64 1 R4 8 1 0x7f32c5500000 8 0",
+        "0098 0000ffff 1 R4 LDG.E.64 1 R4 8 1 0x7f32c5500000 8 0",
+        "0098 ffffffff 1 R4 LDG.E.64 1 R4 80 1 0x7f32c5500000 8 0",
+        "0098 ffffffff 1 R4 LDG.E.64 1 R4 8",
+        "0098 ffffffff 1 R4 LDG.E.64 1 R4 8x 1 0x1000 8 0",
+        "0098 ffffffff 1 R4 LDG.E.64 1 R4\t8\t1 0x1000 8 0",
+        "0898 ffffffff 1 R4 LDG.E.64 1 R4 8 2 0x2000 4 -4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 "
+        "4 4 4 4 4 4 4 4 4 4 4 4 4 7",
+        "0098 ffffffff 2 R4 R5 IMAD.WIDE 3 R2 R3 R255 0 -12",
+        "0098 ffffffff 2 R4 R5 IMAD.WIDE 3 R2 R3 R255 0 -12 junk",
+        "0098 ffffffff 2 R4 R5 IMAD.WIDE 3 R2 R3 R2555 0 -12",
+        "0098 ffffffff 0 EXIT 0 0 0",
+        "0098 ffffffff 0 EXIT 0 0 0 ",
+        "0098 ffffffff 9 R1 R2 R3 R4 R5 R6 R7 R8 R9 MOV 0 0 0",
+        "0098 ffffffff 9 R1 R2 R3 R4 R5 R6 R7 R8 R9 MOV 0 0 0",
+    };
+    trace_line warm = {0};
+    for (int round = 0; round < 2; round++)
+        for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+            const char *s = lines[i];
+            size_t n = strlen(s);
+            trace_line fresh = {0};
+            base_err e1 = {0}, e2 = {0};
+            int a = trace_parse_line(&V5, s, n, &warm, "k", 1, &e1);
+            int b = trace_parse_line(&V5, s, n, &fresh, "k", 1, &e2);
+            CHECK_EQ(a, b);
+            if (a == 0 && !same_parse(&warm, &fresh))
+                test_fail_at(__FILE__, __LINE__, "round %d line %zu parsed differently", round, i);
+            if (a != 0)
+                CHECK_STR(e1.msg, e2.msg);
+            trace_line_free(&fresh);
+        }
+    CHECK(warm.memo != NULL);
+    trace_line_free(&warm);
 }
 
 TEST(trace_opcode_width_table)

@@ -82,6 +82,7 @@ typedef struct trace_line {
     int64_t imm;          /* tracer version >= 5, else 0 */
     int64_t imm2;         /* tracer version 6: the second immediate, else 0 */
     unsigned nvals;       /* tracer version 6: destination values after "Val" (not kept) */
+    struct trace_span_memo *memo; /* the parser's own (recent lines' register/opcode spans) */
 } trace_line;
 
 /* Parses one instruction line s[0..len) (no newline; need not be NUL-terminated). Strict:

@@ -97,15 +97,19 @@ static int short_sdec(cursor *c, int64_t *out)
     return 0;
 }
 
-/* Hex digit value plus one; 0 for anything else. */
+/* Hex digit values; HX_END for a blank (a token's end), HX_BAD for anything else. */
+enum { HX_END = 0x40, HX_BAD = 0x80 };
 #define HX(c, v) [c] = (v) + 1
 static const unsigned char hex1[256] = {
     HX('0', 0), HX('1', 1), HX('2', 2), HX('3', 3), HX('4', 4), HX('5', 5), HX('6', 6),
     HX('7', 7), HX('8', 8), HX('9', 9), HX('a', 10), HX('b', 11), HX('c', 12), HX('d', 13),
     HX('e', 14), HX('f', 15), HX('A', 10), HX('B', 11), HX('C', 12), HX('D', 13), HX('E', 14),
-    HX('F', 15),
+    HX('F', 15), [' '] = HX_END + 1, ['\t'] = HX_END + 1,
 };
 #undef HX
+
+/* hex1 holds value + 1 so that the unlisted bytes (0) come out as HX_BAD after the - 1. */
+static unsigned hex_of(char ch) { return (unsigned)(hex1[(unsigned char)ch] - 1) & 0xffu; }
 
 /* The next token read as hex (optional 0x) in the same pass that finds its end, as
  * scan_dec: PCs, masks and addresses are most of a line's characters, and reading each
@@ -122,18 +126,19 @@ static int scan_hex(cursor *c, uint64_t *v, const char **s, size_t *n)
     if (e - p >= 2 && p[0] == '0' && (p[1] | 0x20) == 'x')
         p += 2;
     const char *d0 = p;
-    uint64_t x = 0;
-    int ok = 1;
-    for (; p < e && !is_blank(*p); p++) {
-        unsigned d = hex1[(unsigned char)*p];
-        if (!d || x >> 60)
-            ok = 0;
-        x = x << 4 | ((d - 1) & 15);
+    uint64_t x = 0, over = 0;
+    unsigned d = HX_END;
+    for (; p < e && (d = hex_of(*p)) < 16; p++) {
+        over |= x >> 60;
+        x = x << 4 | d;
     }
+    int ok = p > d0 && !over && (p == e || d == HX_END);
+    while (p < e && !is_blank(*p)) /* the rest of a bad token, for the message */
+        p++;
     c->p = p;
     *n = (size_t)(p - *s);
     *v = x;
-    return ok && p > d0 ? 0 : -1;
+    return ok ? 0 : -1;
 }
 
 static int get_hex(cursor *c, const char *what, uint64_t max, uint64_t *out)
@@ -335,15 +340,95 @@ static int get_v6_tail(cursor *c, trace_line *l)
     return 0;
 }
 
+/* A line's span from after its mask to the end of its memory width (registers, opcode,
+ * counts) is the same text every time its static instruction runs, and parsing it was half
+ * of a text trace's parse. So the last span parsed at each PC slot is kept with its result:
+ * the same bytes, followed by a token boundary, parse the same way, and are copied instead.
+ * Spans too long or with too many registers are parsed every time. */
+#define SPAN_SLOTS 256
+#define SPAN_TEXT 64
+#define SPAN_REGS 8
+
+typedef struct span_slot {
+    uint8_t len;            /* 0: empty */
+    uint8_t ndst, nsrc, op_off, op_len;
+    uint32_t mem_width;
+    uint16_t regs[SPAN_REGS];
+    char text[SPAN_TEXT];
+} span_slot;
+
+struct trace_span_memo {
+    span_slot s[SPAN_SLOTS];
+};
+
+static span_slot *span_slot_of(trace_line *l, uint64_t pc)
+{
+    if (!l->memo)
+        l->memo = base_calloc(1, sizeof *l->memo);
+    return &l->memo->s[(pc >> 3 ^ pc >> 11) & (SPAN_SLOTS - 1)];
+}
+
+static int span_hit(cursor *c, trace_line *l, const span_slot *m)
+{
+    const char *at = c->p;
+    size_t n = m->len;
+    if (!n || (size_t)(c->end - at) < n || memcmp(at, m->text, n) ||
+        (at + n < c->end && !is_blank(at[n])))
+        return 0;
+    unsigned nr = (unsigned)m->ndst + m->nsrc;
+    base_grow(&l->regs, &l->regs_cap, nr, sizeof *l->regs);
+    memcpy(l->regs, m->regs, nr * sizeof *l->regs);
+    l->ndst = m->ndst;
+    l->nsrc = m->nsrc;
+    l->opcode = at + m->op_off;
+    l->opcode_len = m->op_len;
+    l->mem_width = m->mem_width;
+    c->p = at + n;
+    return 1;
+}
+
+static void span_keep(span_slot *m, const char *at, const char *end, const trace_line *l)
+{
+    size_t n = (size_t)(end - at);
+    unsigned nr = l->ndst + l->nsrc;
+    if (n == 0 || n > SPAN_TEXT || nr > SPAN_REGS) {
+        m->len = 0;
+        return;
+    }
+    memcpy(m->text, at, n);
+    m->len = (uint8_t)n;
+    m->ndst = (uint8_t)l->ndst;
+    m->nsrc = (uint8_t)l->nsrc;
+    m->op_off = (uint8_t)(l->opcode - at);
+    m->op_len = (uint8_t)l->opcode_len;
+    m->mem_width = l->mem_width;
+    memcpy(m->regs, l->regs, nr * sizeof *l->regs);
+}
+
+static int get_span(cursor *c, trace_line *l);
+
 static int get_body(cursor *c, trace_line *l)
 {
     uint64_t v = 0; /* as in get_mode1 */
-    const char *s = NULL;
-    size_t n = 0;
     if (get_hex(c, "a hex PC", UINT64_MAX, &l->pc) ||
         get_hex(c, "a hex active mask (at most 8 digits of value)", UINT32_MAX, &v))
         return -1;
     l->mask = (uint32_t)v;
+    span_slot *m = span_slot_of(l, l->pc);
+    if (span_hit(c, l, m))
+        return 0;
+    const char *at = c->p;
+    if (get_span(c, l))
+        return -1;
+    span_keep(m, at, c->p, l);
+    return 0;
+}
+
+static int get_span(cursor *c, trace_line *l)
+{
+    uint64_t v = 0;
+    const char *s = NULL;
+    size_t n = 0;
     if (get_dec(c, "a destination count", TRACE_MAX_REGS, &v))
         return -1;
     l->ndst = (unsigned)v;
@@ -390,6 +475,8 @@ int trace_parse_line(const trace_fmt *fmt, const char *s, size_t len, trace_line
 
 void trace_line_free(trace_line *l)
 {
+    free(l->memo);
+    l->memo = NULL;
     free(l->regs);
     l->regs = NULL;
     l->regs_cap = 0;
