@@ -302,6 +302,8 @@ static int get_addrs(cursor *c, trace_line *l)
 
 static int get_imm(cursor *c, trace_line *l)
 {
+    if (short_sdec(c, &l->imm) == 0) /* the usual short one in one pass */
+        return 0;
     const char *s = NULL;
     size_t n = 0;
     uint64_t u;
