@@ -378,8 +378,10 @@ static int span_hit(cursor *c, trace_line *l, const span_slot *m)
         (at + n < c->end && !is_blank(at[n])))
         return 0;
     unsigned nr = (unsigned)m->ndst + m->nsrc;
-    base_grow(&l->regs, &l->regs_cap, nr, sizeof *l->regs);
-    memcpy(l->regs, m->regs, nr * sizeof *l->regs);
+    if (nr) {
+        base_grow(&l->regs, &l->regs_cap, nr, sizeof *l->regs);
+        memcpy(l->regs, m->regs, nr * sizeof *l->regs);
+    }
     l->ndst = m->ndst;
     l->nsrc = m->nsrc;
     l->opcode = at + m->op_off;
@@ -404,7 +406,8 @@ static void span_keep(span_slot *m, const char *at, const char *end, const trace
     m->op_off = (uint8_t)(l->opcode - at);
     m->op_len = (uint8_t)l->opcode_len;
     m->mem_width = l->mem_width;
-    memcpy(m->regs, l->regs, nr * sizeof *l->regs);
+    if (nr)
+        memcpy(m->regs, l->regs, nr * sizeof *l->regs);
 }
 
 static int get_span(cursor *c, trace_line *l);
