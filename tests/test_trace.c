@@ -168,8 +168,8 @@ TEST(trace_line_span_memo_parses_as_fresh)
         "0098 ffffffff 1 R4 LDG.E.64 1 R4 8",
         "0098 ffffffff 1 R4 LDG.E.64 1 R4 8x 1 0x1000 8 0",
         "0098 ffffffff 1 R4 LDG.E.64 1 R4\t8\t1 0x1000 8 0",
-        "0898 ffffffff 1 R4 LDG.E.64 1 R4 8 2 0x2000 4 -4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 "
-        "4 4 4 4 4 4 4 4 4 4 4 4 4 7",
+        ("0898 ffffffff 1 R4 LDG.E.64 1 R4 8 2 0x2000 4 -4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 "
+         "4 4 4 4 4 4 4 4 4 4 4 4 4 7"),
         "0098 ffffffff 2 R4 R5 IMAD.WIDE 3 R2 R3 R255 0 -12",
         "0098 ffffffff 2 R4 R5 IMAD.WIDE 3 R2 R3 R255 0 -12 junk",
         "0098 ffffffff 2 R4 R5 IMAD.WIDE 3 R2 R3 R2555 0 -12",
