@@ -50,17 +50,24 @@ static int parse_sdec(const char *s, size_t n, int64_t *out)
     return 0;
 }
 
+/* Skips blanks to the next token: its first character, and *s (NULL at the end of the line)
+ * and *n = 0 for a message; NULL at the end of the line. */
+static const char *token_start(cursor *c, const char **s, size_t *n)
+{
+    const char *p = c->p;
+    while (p < c->end && is_blank(*p))
+        p++;
+    *s = p == c->end ? NULL : p;
+    *n = 0;
+    return *s;
+}
 
 /* The next token read as a decimal in the same pass that finds its end: 0 with its value,
  * -1 with the token (NULL at the end of the line) when it is not one. */
 static int scan_dec(cursor *c, uint64_t *v, const char **s, size_t *n)
 {
-    const char *p = c->p, *e = c->end;
-    while (p < e && is_blank(*p))
-        p++;
-    *s = p == e ? NULL : p;
-    *n = 0;
-    if (p == e)
+    const char *p = token_start(c, s, n), *e = c->end;
+    if (!p)
         return -1;
     uint64_t x = 0;
     int ok = 1;
@@ -97,8 +104,8 @@ static int short_sdec(cursor *c, int64_t *out)
     return 0;
 }
 
-/* Hex digit values; HX_END for a blank (a token's end), HX_BAD for anything else. */
-enum { HX_END = 0x40, HX_BAD = 0x80 };
+/* Hex digit values; HX_END for a blank (a token's end); anything else is 0xff (hex_of). */
+enum { HX_END = 0x40 };
 #define HX(c, v) [c] = (v) + 1
 static const unsigned char hex1[256] = {
     HX('0', 0), HX('1', 1), HX('2', 2), HX('3', 3), HX('4', 4), HX('5', 5), HX('6', 6),
@@ -108,7 +115,7 @@ static const unsigned char hex1[256] = {
 };
 #undef HX
 
-/* hex1 holds value + 1 so that the unlisted bytes (0) come out as HX_BAD after the - 1. */
+/* hex1 holds value + 1 so that the unlisted bytes (0) come out as 0xff after the - 1. */
 static unsigned hex_of(char ch) { return (unsigned)(hex1[(unsigned char)ch] - 1) & 0xffu; }
 
 /* The next token read as hex (optional 0x) in the same pass that finds its end, as
@@ -116,12 +123,8 @@ static unsigned hex_of(char ch) { return (unsigned)(hex1[(unsigned char)ch] - 1)
  * token twice (find its end, then convert) was a fifth of a text trace's parse. */
 static int scan_hex(cursor *c, uint64_t *v, const char **s, size_t *n)
 {
-    const char *p = c->p, *e = c->end;
-    while (p < e && is_blank(*p))
-        p++;
-    *s = p == e ? NULL : p;
-    *n = 0;
-    if (p == e)
+    const char *p = token_start(c, s, n), *e = c->end;
+    if (!p)
         return -1;
     if (e - p >= 2 && p[0] == '0' && (p[1] | 0x20) == 'x')
         p += 2;
@@ -141,22 +144,27 @@ static int scan_hex(cursor *c, uint64_t *v, const char **s, size_t *n)
     return ok ? 0 : -1;
 }
 
-static int get_hex(cursor *c, const char *what, uint64_t max, uint64_t *out)
+typedef int scan_fn(cursor *c, uint64_t *v, const char **s, size_t *n);
+
+/* A number in [0, max] read by `scan`, or the "expected" error naming the token. */
+static inline int get_num(cursor *c, scan_fn *scan, const char *what, uint64_t max,
+                          uint64_t *out)
 {
     const char *s;
     size_t n;
-    if (scan_hex(c, out, &s, &n) || *out > max)
+    if (scan(c, out, &s, &n) || *out > max)
         return expected(c, what, s, n);
     return 0;
 }
 
+static int get_hex(cursor *c, const char *what, uint64_t max, uint64_t *out)
+{
+    return get_num(c, scan_hex, what, max, out);
+}
+
 static int get_dec(cursor *c, const char *what, uint64_t max, uint64_t *out)
 {
-    const char *s;
-    size_t n;
-    if (scan_dec(c, out, &s, &n) || *out > max)
-        return expected(c, what, s, n);
-    return 0;
+    return get_num(c, scan_dec, what, max, out);
 }
 
 static int get_sdec_full(cursor *c, const char *what, int64_t lo, int64_t hi, int64_t *out)
