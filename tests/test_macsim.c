@@ -236,7 +236,7 @@ static uint64_t accelsim_mem_insts(const char *dir)
 
 static void check_conversion(const char *src, const char *out, int xz, size_t keep)
 {
-    macsim_opts o = {0, 80, xz, 0, keep};
+    macsim_opts o = {.binary_version = 80, .xz = xz, .keep_bytes = keep};
     macsim_summary m;
     trace_summary a;
     base_err e = {0};
@@ -634,6 +634,44 @@ TEST(macsim_bad_text_files_name_file_and_line)
         base_err e = {0};
         CHECK_EQ(summarize(path, &s, &e), -1);
         CHECK_HAS(e.msg, cfgs[i][1]);
+        free(path);
+    }
+    base_buf_free(&b);
+}
+
+/* Record files are found by listing their directory once: a name that only reads as the id
+ * (a leading zero), or a directory of the right name, is no record file; a link to one is. */
+TEST(macsim_record_files_found_by_listing)
+{
+    base_buf b = {0};
+    grec ex = {.op = 40, .mask = 1};
+    ptx_rec(&b, &ex);
+    uint32_t ids[3] = {0, 1, 2};
+    base_buf recs[3] = {b, b, {0}};
+    char name[256], target[256];
+    static const char *const kinds[] = {"padded", "dir", "link"};
+    for (size_t i = 0; i < 3; i++) {
+        char dir[64];
+        snprintf(dir, sizeof dir, "list_%s", kinds[i]);
+        char *path = gpu_trace(dir, "newptx", 14, 3, ids, recs);
+        snprintf(name, sizeof name, "%s/K0/Trace_%s.raw", path, i == 0 ? "02" : "2");
+        snprintf(target, sizeof target, "%s/K0/Trace_1.raw", path);
+        if (i == 0)
+            test_write_file(name + strlen(test_tmpdir()) + 1, b.s, b.len);
+        else if (i == 1)
+            CHECK_EQ(mkdir(name, 0700), 0);
+        else
+            CHECK_EQ(symlink(target, name), 0);
+        macsim_summary s;
+        base_err e = {0};
+        int rc = summarize(path, &s, &e);
+        if (i < 2) {
+            CHECK_EQ(rc, -1);
+            CHECK_HAS(e.msg, "Trace.txt:7: expected the record file of id 2, found no file");
+        } else {
+            CHECK_EQ(rc, 0);
+            CHECK_EQ(s.warps, 3);
+        }
         free(path);
     }
     base_buf_free(&b);

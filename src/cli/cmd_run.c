@@ -143,7 +143,7 @@ static const char *from_macsim(const cli_args *a, const char *path, char *tmp, s
     /* the opcode table follows the GPU; one without a SASS table (a Fermi preset's 20)
      * takes the nearest that exists */
     int cc = (int)a->knobs.v.compute_capability, bv = isa_nearest_version(cc);
-    macsim_opts o = {0, bv, 0, 0, 0};
+    macsim_opts o = {.binary_version = bv};
     macsim_summary s;
     char dir[1100], with[64] = "";
     snprintf(dir, sizeof dir, "%s/trace", tmp);

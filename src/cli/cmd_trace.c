@@ -77,7 +77,8 @@ static int convert_accelsim(cli_args *a, const char *src, const char *out)
         return cli_usage_error(a->cmd, "--level applies to --to native only");
     if (!macsim_detect(src))
         return export_accelsim(a, src, out);
-    macsim_opts o = {cli_flag(a, "addr32"), (int)bv, cli_flag(a, "xz"), 0, 0};
+    macsim_opts o = {.addr32 = cli_flag(a, "addr32"), .binary_version = (int)bv,
+                     .xz = cli_flag(a, "xz")};
     macsim_summary s;
     base_err e = {0};
     if (macsim_to_accelsim(src, out, &o, &s, &e))
@@ -123,7 +124,7 @@ static int run(cli_args *a)
             return cli_usage_error(a->cmd, "--%s applies to 'trace convert' only",
                                    CONVERT_ONLY[i]);
     int macsim = macsim_detect(path), rc;
-    macsim_opts o = {cli_flag(a, "addr32"), 0, 0, 0, 0};
+    macsim_opts o = {.addr32 = cli_flag(a, "addr32")};
     if (!strcmp(sub, "info")) {
         rc = macsim ? macsim_info(path, &o, stdout, cli_flag(a, "json"), &e)
                     : trace_info(path, stdout, cli_flag(a, "json"), &e);

@@ -190,6 +190,7 @@ typedef struct macsim_opts {
     uint32_t nregs;         /* conversion: "-nregs" (0: 32; MacSim traces do not record it) */
     size_t keep_bytes;      /* conversion: decompressed records its checking pass keeps for
                              * its writing pass, whole files until this many (0: 64 MB) */
+    int gpu_only;           /* conversion: a CPU trace is an error before its records are read */
 } macsim_opts;
 
 typedef struct macsim_summary {

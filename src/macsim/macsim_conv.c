@@ -316,20 +316,12 @@ int macsim_to_accelsim(const char *src, const char *dir, const macsim_opts *o,
     if (c.fam < 0)
         return base_fail(e, BASE_EXIT_USAGE, "binary version %d: expected a known one "
                          "(e.g. 61, 70, 75, 80, 90)", c.binary_version);
-    macsim_trace t;   /* the text files only: say no to a CPU trace before reading it */
-    if (macsim_open(src, o ? o->addr32 : 0, &t, e))
-        return -1;
-    int gpu = macsim_type_is_gpu(t.fmt.type);
-    if (!gpu)
-        base_fail(e, BASE_EXIT_INPUT, "%s: a MacSim %s (CPU) trace: only GPU traces convert "
-                  "to Accel-Sim", t.path, macsim_type_name(t.fmt.type));
-    macsim_close(&t);
-    if (!gpu)
-        return -1;
     macsim_run r;
     c.r = &r;
+    macsim_opts ro = o ? *o : (macsim_opts){0};
+    ro.gpu_only = 1;
     size_t keep = o && o->keep_bytes ? o->keep_bytes : KEEP_BYTES;
-    int rc = macsim_run_trace_keep(&r, src, o, keep, e);
+    int rc = macsim_run_trace_keep(&r, src, &ro, keep, e);
     if (rc == 0 && !(c.d = trace_wdir_open(dir, o && o->xz, e)))
         rc = -1;
     for (size_t i = 0; rc == 0 && i < r.t.nkernels; i++)

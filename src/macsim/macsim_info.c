@@ -196,6 +196,9 @@ int macsim_run_trace_keep(macsim_run *r, const char *path, const macsim_opts *o,
     r->keep_left = budget;
     if (macsim_open(path, o ? o->addr32 : 0, &r->t, e))
         return -1;
+    if (o && o->gpu_only && !macsim_type_is_gpu(r->t.fmt.type))
+        return base_fail(e, BASE_EXIT_INPUT, "%s: a MacSim %s (CPU) trace: only GPU traces "
+                         "convert to Accel-Sim", r->t.path, macsim_type_name(r->t.fmt.type));
     init_set(r);
     size_t n = macsim_type_is_gpu(r->t.fmt.type) ? r->t.nkernels : r->t.nthreads;
     r->u = base_calloc(n, sizeof *r->u);

@@ -1,6 +1,7 @@
 /* MacSim text files (FORMATS.md D.2-D.4): kernel_config.txt, Trace.txt, CPU configs, and
  * finding them. Like MacSim's own reader (C++ stream extraction) the files are read as
  * whitespace-separated tokens; messages give the line of the offending token. */
+#define _DEFAULT_SOURCE /* d_type */
 #include "macsim.h"
 
 #include <dirent.h>
@@ -205,6 +206,12 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 /* D.4: warps per CTA = the leading ids below 100; CTA 0 first; indices below that count. */
 static int check_warps(const char *file, macsim_kernel *k, const uint64_t *lines, base_err *e)
 {
@@ -265,19 +272,77 @@ static int read_ids(tok *k, uint32_t n, uint32_t *ids, uint64_t *starts, uint64_
     return 0;
 }
 
+/* The id of a record file named "<stem>_<id>.raw" exactly as macsim_warp_file writes it (no
+ * leading zero, no sign), or -1. */
+static int64_t record_id(const char *name, const char *stem, size_t stem_n)
+{
+    if (strncmp(name, stem, stem_n) != 0 || name[stem_n] != '_')
+        return -1;
+    const char *d = name + stem_n + 1;
+    size_t n = strspn(d, "0123456789");
+    if (n == 0 || n > 10 || (d[0] == '0' && n > 1) || strcmp(d + n, ".raw") != 0)
+        return -1;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++)
+        v = v * 10 + (uint64_t)(d[i] - '0');
+    return v <= UINT32_MAX ? (int64_t)v : -1;
+}
+
+/* The ids whose record files base's directory lists as regular files (a link or an entry of
+ * unknown type is looked at with stat), sorted; NULL when the directory cannot be listed. A
+ * trace has hundreds of record files and a stat of each cost more than reading them (a path
+ * walk per call on this kind of host), so they are found with one listing. */
+static uint32_t *listed_ids(const char *base, size_t *count)
+{
+    char *dir = dir_of(base);
+    const char *slash = strrchr(base, '/'), *stem = slash ? slash + 1 : base;
+    size_t stem_n = strlen(stem), n = 0, cap = 0;
+    uint32_t *ids = NULL;
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    while (d && (de = readdir(d)) != NULL) {
+        int64_t id = record_id(de->d_name, stem, stem_n);
+        if (id < 0)
+            continue;
+        if (de->d_type != DT_REG) {
+            char *p = base_sprintf("%s/%s", dir, de->d_name);
+            int ok = de->d_type == DT_UNKNOWN || de->d_type == DT_LNK ? is_file(p) : 0;
+            free(p);
+            if (!ok)
+                continue;
+        }
+        if (n == cap)
+            ids = base_realloc(ids, (cap = cap ? 2 * cap : 256) * sizeof *ids);
+        ids[n++] = (uint32_t)id;
+    }
+    if (d)
+        closedir(d);
+    free(dir);
+    if (!d)
+        return NULL;
+    qsort(ids, n, sizeof *ids, cmp_u32);
+    *count = n;
+    return ids ? ids : base_malloc(sizeof *ids);
+}
+
 static int files_exist(const char *file, const uint64_t *lines, uint32_t n, const uint32_t *ids,
                        const char *base, base_err *e)
 {
+    size_t nl = 0;
+    uint32_t *have = listed_ids(base, &nl);
     for (uint32_t i = 0; i < n; i++) {
         char *p = base_sprintf("%s_%u.raw", base, ids[i]);
-        int ok = is_file(p);
+        int ok = have ? bsearch(&ids[i], have, nl, sizeof *have, cmp_u32) != NULL : is_file(p);
         if (!ok)
             base_fail(e, BASE_EXIT_INPUT, "%s:%llu: expected the record file of id %u, found "
                       "no file '%s'", file, (unsigned long long)lines[i], ids[i], p);
         free(p);
-        if (!ok)
+        if (!ok) {
+            free(have);
             return -1;
+        }
     }
+    free(have);
     return 0;
 }
 
