@@ -86,7 +86,7 @@ static const struct accel_ref MACSIM_REFS[] = {
 };
 
 /* The MacSim GPU traces, run the way a user would (`lockstep run DIR`: converted to Accel-Sim
- * text in a temporary directory, then simulated): ptx_vectoradd on the Fermi preset nearest
+ * text in memory, then simulated): ptx_vectoradd on the Fermi preset nearest
  * the GTX 465/580 of its MacSim runs, nvbit_vectormultadd on the default GPU. binary_version:
  * what that run converts for (the GPU's, or the nearest with an opcode table), so that the
  * native copy, converted in two steps, holds the same instructions. */

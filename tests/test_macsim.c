@@ -831,6 +831,23 @@ static int entries(const char *dir)
 /* `run` on a MacSim trace converts it in a temporary directory under TMPDIR and removes it
  * (in-process: a quote in TMPDIR once broke the shell command that did it), and a GPU whose
  * compute capability has no opcode table (the Fermi preset's 20) converts with the nearest. */
+/* A run's output without the lines that name how it was asked for (the command line and
+ * the macsim_mem_mb knob) and how fast it went. */
+static char *run_stats(const char *out)
+{
+    base_buf b = {0};
+    for (const char *l = out; *l;) {
+        const char *nl = strchr(l, '\n');
+        size_t n = nl ? (size_t)(nl - l) + 1 : strlen(l);
+        if (strncmp(l, "# command:", 10) && strncmp(l, "knob macsim_mem_mb", 18) &&
+            strncmp(l, "# simulation rate", 17))
+            base_buf_put(&b, l, n);
+        l += n;
+    }
+    base_buf_puts(&b, "");
+    return b.s;
+}
+
 TEST(macsim_run_cleans_up_and_takes_the_nearest_table)
 {
     base_buf b = {0};
@@ -840,7 +857,8 @@ TEST(macsim_run_cleans_up_and_takes_the_nearest_table)
     const char *was = getenv("TMPDIR");
     char *old = was ? base_strdup(was) : NULL;
     setenv("TMPDIR", tmp, 1);
-    test_proc p = test_lockstep("run --threads=1 %s", dir);
+    /* through a temporary directory (a trace too large for memory) */
+    test_proc p = test_lockstep("run --threads=1 --macsim_mem_mb=0 %s", dir);
     CHECK_EQ(p.status, 0);
     CHECK_HAS(p.out, "gpu_tot_sim_insn = 1\n");
     CHECK_HAS(p.err, "converted (1 kernels, 1 warp instructions) for compute capability 86\n");
@@ -852,6 +870,19 @@ TEST(macsim_run_cleans_up_and_takes_the_nearest_table)
     free(head);
     CHECK(!strstr(p.err, "warning"));
     CHECK_EQ(entries(tmp), 0);
+    char *via_files = run_stats(p.out);
+    /* in memory (the default for a small trace): the same output, and no use of TMPDIR */
+    char *gone = base_sprintf("%s/no such dir", test_tmpdir());
+    setenv("TMPDIR", gone, 1);
+    p = test_lockstep("run --threads=1 %s", dir);
+    CHECK_EQ(p.status, 0);
+    char *in_mem = run_stats(p.out);
+    CHECK(!strcmp(in_mem, via_files));
+    p = test_lockstep("run --threads=1 --macsim_mem_mb=0 %s", dir);
+    CHECK_EQ(p.status, 1);
+    CHECK_HAS(p.err, "cannot create a temporary directory");
+    CHECK(!strstr(p.err, "warning"));
+    setenv("TMPDIR", tmp, 1);
     p = test_lockstep("run --threads=1 --preset=gtx480 %s", dir);
     CHECK_EQ(p.status, 0);
     CHECK_HAS(p.err, "for compute capability 20 (with the kepler opcode table of 30)\n");
@@ -860,6 +891,9 @@ TEST(macsim_run_cleans_up_and_takes_the_nearest_table)
         setenv("TMPDIR", old, 1);
     else
         unsetenv("TMPDIR");
+    free(via_files);
+    free(in_mem);
+    free(gone);
     free(old);
     free(tmp);
     free(dir);

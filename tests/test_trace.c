@@ -2,6 +2,7 @@
 #include "test.h"
 
 #include "trace/trace.h"
+#include "trace/write.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -346,4 +347,96 @@ TEST(trace_list_open_paths)
     CHECK(l.cmds == NULL);
     free(dir);
     free(file);
+}
+
+/* Writes two kernels with a memcpy between them: the same calls into a directory or into
+ * memory. */
+static void write_two_kernels(trace_wdir *d)
+{
+    base_err e = {0};
+    uint64_t a[32];
+    for (int i = 0; i < 32; i++)
+        a[i] = 0x7f0000001000ull + (uint64_t)(i * i) * 4;
+    trace_wline ld = {.pc = 0x10, .mask = 0xfffffff0u, .ndst = 1, .dst = 3, .nsrc = 1,
+                      .src = {2}, .opcode = "LDG.E", .width = 4, .addr = a};
+    trace_wline ex = {.pc = 0x20, .mask = 0xffffffffu, .opcode = "EXIT"};
+    for (int k = 0; k < 2; k++) {
+        trace_wheader h = {.name = k ? "second" : "first", .grid = {2, 1, 1},
+                           .block = {64, 1, 1}, .nregs = 16, .binary_version = 80};
+        CHECK_EQ(trace_wdir_kernel_begin(d, &h, &e), 0);
+        for (uint32_t c = 0; c < 2; c++) {
+            trace_wdir_cta_begin(d, c, 0, 0);
+            for (uint32_t w = 0; w < 2; w++) {
+                base_buf t = {0};
+                trace_format_line(&t, &ld);
+                trace_format_line(&t, &ex);
+                trace_wdir_warp(d, w, 2, t.s, t.len);
+                base_buf_free(&t);
+            }
+            trace_wdir_cta_end(d);
+        }
+        CHECK_EQ(trace_wdir_kernel_end(d, &e), 0);
+        if (!k)
+            trace_wdir_memcpy(d, 0x7f0000000000ull, 4096);
+    }
+}
+
+/* A writer in memory produces the bytes a writer to files does, and a list whose kernels
+ * read from them. */
+TEST(trace_wdir_in_memory_equals_files)
+{
+    base_err e = {0};
+    char *dir = base_sprintf("%s/wdir_files", test_tmpdir());
+    trace_wdir *d = trace_wdir_open(dir, 0, &e);
+    CHECK(d != NULL);
+    write_two_kernels(d);
+    CHECK_EQ(trace_wdir_commit(d, &e), 0);
+    trace_list f, m;
+    CHECK_EQ(trace_list_open(dir, &f, &e), 0);
+    d = trace_wdir_open_mem("mem ");
+    write_two_kernels(d);
+    CHECK_EQ(trace_wdir_bytes(d) > 0, 1);
+    CHECK_EQ(trace_wdir_commit_list(d, &m, &e), 0);
+    CHECK_EQ(m.ncmds, f.ncmds);
+    CHECK_EQ(m.nkernels, 2);
+    CHECK_EQ(m.nmemcpy, 1);
+    for (size_t i = 0; i < m.ncmds && i < f.ncmds; i++) {
+        const trace_cmd *a = &f.cmds[i], *b = &m.cmds[i];
+        CHECK_EQ(b->kind, a->kind);
+        CHECK_STR(b->text, a->text);
+        CHECK_EQ(b->addr, a->addr);
+        CHECK_EQ(b->bytes, a->bytes);
+        if (a->kind != TRACE_CMD_KERNEL)
+            continue;
+        char *want = base_sprintf("mem %s", a->text);
+        CHECK_STR(b->path, want);
+        free(want);
+        size_t n = 0;
+        char *file = test_read_file(a->path, &n);
+        CHECK(file != NULL && b->mem != NULL);
+        CHECK_EQ(b->mem_len, n);
+        CHECK(file && b->mem && n == b->mem_len && memcmp(file, b->mem, n) == 0);
+        free(file);
+        trace_kernel *k = trace_kernel_open_mem(b->path, b->mem, b->mem_len, &e);
+        CHECK(k != NULL);
+        trace_cta c = {0};
+        int got = 0;
+        while (k && trace_next_cta(k, &c, &e) == 1)
+            got++;
+        CHECK_EQ(got, 2);
+        CHECK_EQ(c.ninsts, 4);
+        trace_cta_free(&c);
+        trace_kernel_close(k);
+    }
+    trace_list_free(&f);
+    trace_list_free(&m);
+    /* the wrong commit for either writer is an error, not a crash */
+    d = trace_wdir_open_mem("mem ");
+    CHECK_EQ(trace_wdir_commit(d, &e), -1);
+    CHECK_HAS(e.msg, "in memory");
+    base_err_clear(&e);
+    d = trace_wdir_open(dir, 0, &e);
+    CHECK_EQ(trace_wdir_commit_list(d, &m, &e), -1);
+    CHECK_HAS(e.msg, "commits its directory");
+    free(dir);
 }

@@ -11,6 +11,7 @@
 #include "macsim/macsim.h"
 #include "sim/sim.h"
 #include "trace/trace.h"
+#include "trace/write.h"
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,33 +130,63 @@ static void print_rate(FILE *f, const sim_result *r, const knobs *k)
         print_profile(f, r->prof);
 }
 
-/* A MacSim GPU trace runs through the converter: written as an Accel-Sim directory in a
- * private temporary directory (for the configured compute capability), removed afterwards. */
-static const char *from_macsim(const cli_args *a, const char *path, char *tmp, size_t n,
-                               base_err *e)
+/* Writes the converted trace into a private temporary directory under $TMPDIR (tmp, for
+ * the caller to remove) and reads its list. */
+static int macsim_to_dir(macsim_conv *m, char *tmp, size_t n, trace_list *l, base_err *e)
 {
     const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     snprintf(tmp, n, "%s/lockstep-run-XXXXXX", base);
     if (!mkdtemp(tmp)) {
         base_fail(e, BASE_EXIT_INTERNAL, "%s: cannot create a temporary directory", tmp);
-        return NULL;
+        tmp[0] = 0; /* nothing to remove */
+        return -1;
     }
+    char *dir = base_sprintf("%s/trace", tmp);
+    trace_wdir *d = trace_wdir_open(dir, 0, e);
+    int rc = d ? macsim_conv_write(m, d, e) : -1;
+    if (d)
+        rc = rc == 0 ? trace_wdir_commit(d, e) : (trace_wdir_abort(d), -1);
+    if (rc == 0)
+        rc = trace_list_open(dir, l, e);
+    free(dir);
+    return rc;
+}
+
+/* A MacSim GPU trace runs through the converter (for the configured compute capability): in
+ * memory when its text is sure to fit in macsim_mem_mb (no temporary directory, nor the file
+ * system work it costs: creating, writing, renaming, reading back and removing it, a tenth of
+ * a small trace's run), else as an Accel-Sim directory in tmp. */
+static int from_macsim(const cli_args *a, const char *path, char *tmp, size_t n,
+                       trace_list *l, base_err *e)
+{
     /* the opcode table follows the GPU; one without a SASS table (a Fermi preset's 20)
      * takes the nearest that exists */
     int cc = (int)a->knobs.v.compute_capability, bv = isa_nearest_version(cc);
     macsim_opts o = {.binary_version = bv};
+    macsim_conv *m = macsim_conv_open(path, &o, e);
+    if (!m)
+        return -1;
+    int rc;
+    if (macsim_conv_text_bound(m) <= (uint64_t)a->knobs.v.macsim_mem_mb << 20) {
+        trace_wdir *d = trace_wdir_open_mem("converted ");
+        rc = macsim_conv_write(m, d, e) ? (trace_wdir_abort(d), -1)
+                                        : trace_wdir_commit_list(d, l, e);
+    } else {
+        rc = macsim_to_dir(m, tmp, n, l, e);
+    }
     macsim_summary s;
-    char dir[1100], with[64] = "";
-    snprintf(dir, sizeof dir, "%s/trace", tmp);
-    if (macsim_to_accelsim(path, dir, &o, &s, e))
-        return NULL;
+    macsim_conv_summary(m, &s);
+    macsim_conv_close(m);
+    if (rc)
+        return -1;
+    char with[64] = "";
     if (bv != cc)
         snprintf(with, sizeof with, " (with the %s opcode table of %d)",
                  isa_family_name(isa_family_for_version(bv)), bv);
     fprintf(stderr, "lockstep: %s is a MacSim trace: converted (%llu kernels, %llu warp "
                     "instructions) for compute capability %d%s\n", path,
             (unsigned long long)s.kernels, (unsigned long long)s.insts, cc, with);
-    return base_strdup(dir);
+    return 0;
 }
 
 /* Removes path and, when it is a directory, everything under it (links are removed, never
@@ -189,42 +220,49 @@ static void remove_tree(const char *tmp)
         fprintf(stderr, "lockstep: warning: could not remove %s\n", tmp);
 }
 
-static int simulate(cli_args *a, const char *path, const char *shown);
+static int simulate(cli_args *a, trace_list *l, const char *shown, const char *conv);
 
 static int run(cli_args *a)
 {
     char buf[1200], tmp[1024] = "";
     const char *path = a->npos ? a->pos[0] : default_trace(buf, sizeof buf);
-    if (!macsim_detect(path))
-        return simulate(a, path, path);
+    if (a->knobs.v.host_hugepages) /* before a MacSim conversion: its memory too */
+        base_heap_hugepages();
     base_err e = {0};
-    const char *conv = from_macsim(a, path, tmp, sizeof tmp, &e);
-    int rc = conv ? simulate(a, conv, path) : cli_error(&e);
-    free((char *)conv);
+    trace_list l;
+    if (!macsim_detect(path))
+        return trace_list_open(path, &l, &e) ? cli_error(&e) : simulate(a, &l, path, NULL);
+    int rc = from_macsim(a, path, tmp, sizeof tmp, &l, &e);
+    if (rc == 0)
+        rc = simulate(a, &l, path, tmp[0] ? tmp : NULL);
+    else
+        rc = cli_error(&e);
     remove_tree(tmp);
     return rc;
 }
 
-/* A converted trace's files are gone when the output is read, and their random directory
- * name would make two runs' outputs differ: the output names the source instead, and each
- * kernel by its converted file's name alone. */
+/* A trace converted into a temporary directory is gone when the output is read, and its
+ * random name would make two runs' outputs differ: the output names the source instead, and
+ * each kernel by its converted file's name alone (as a conversion in memory names them). */
 static void show_source(sim_result *r, const char *conv)
 {
-    size_t n = strlen(conv);
+    char *dir = base_sprintf("%s/trace/", conv);
+    size_t n = strlen(dir);
     for (size_t i = 0; i < r->nk; i++) {
         char *p = r->k[i].path;
-        if (p && !strncmp(p, conv, n) && p[n] == '/') {
-            r->k[i].path = base_sprintf("converted %s", p + n + 1);
+        if (p && !strncmp(p, dir, n)) {
+            r->k[i].path = base_sprintf("converted %s", p + n);
             free(p);
         }
     }
+    free(dir);
 }
 
-static int simulate(cli_args *a, const char *path, const char *shown)
+/* Runs the trace list l (freed here); shown names the trace in the output, conv a temporary
+ * directory the trace was converted into (or NULL). */
+static int simulate(cli_args *a, trace_list *l, const char *shown, const char *conv)
 {
     base_err e = {0};
-    if (a->knobs.v.host_hugepages)
-        base_heap_hugepages();
     /* A run prints 50-60 KB at its end (the knob table, the statistics): one write instead
      * of a dozen of stdio's default 4 KB. The buffer comes from the heap, after its move to
      * huge pages: a static array took a page fault for each of its 4 KB pages, 13 of them,
@@ -232,20 +270,17 @@ static int simulate(cli_args *a, const char *path, const char *shown)
     static char *outbuf;
     if (!isatty(1) && (outbuf = malloc(1 << 16)))
         setvbuf(stdout, outbuf, _IOFBF, 1 << 16);
-    trace_list l;
-    if (trace_list_open(path, &l, &e))
-        return cli_error(&e);
     cli_warn_unmodelled(&a->knobs);
     sim *g = sim_new(&a->knobs.v, &e);
     if (!g) {
-        trace_list_free(&l);
+        trace_list_free(l);
         return cli_error(&e);
     }
     FILE *progress = a->knobs.v.progress || isatty(2) ? stderr : NULL;
     sim_result r;
-    int rc = sim_run(g, &l, &r, stderr, progress, &e);
-    if (rc == 0 && strcmp(path, shown))
-        show_source(&r, path);
+    int rc = sim_run(g, l, &r, stderr, progress, &e);
+    if (rc == 0 && conv)
+        show_source(&r, conv);
     base_out out = {0};
     const char *json = cli_get(a, "stats-json");
     if (rc == 0 && json)
@@ -253,7 +288,7 @@ static int simulate(cli_args *a, const char *path, const char *shown)
     if (rc == 0) {
         cli_echo_header(stdout, a);
         printf("\n# trace %s: %zu kernels, %zu memcpys (%llu bytes), %zu other commands\n", shown,
-               l.nkernels, l.nmemcpy, (unsigned long long)l.memcpy_bytes, l.nother);
+               l->nkernels, l->nmemcpy, (unsigned long long)l->memcpy_bytes, l->nother);
         for (size_t i = 0; i < r.nk; i++)
             sim_print_kernel(stdout, &r.k[i], i, r.nk);
         sim_print_totals(stdout, &r);
@@ -266,7 +301,7 @@ static int simulate(cli_args *a, const char *path, const char *shown)
     if (CLI_FREE_AT_EXIT) {
         sim_result_free(&r);
         sim_free(g);
-        trace_list_free(&l);
+        trace_list_free(l);
     }
     return rc ? cli_error(&e) : 0;
 }

@@ -306,31 +306,83 @@ static int write_kernel(conv *c, size_t ki, base_err *e)
     return rc ? -1 : trace_wdir_kernel_end(c->d, e);
 }
 
-int macsim_to_accelsim(const char *src, const char *dir, const macsim_opts *o,
-                       macsim_summary *s, base_err *e)
+struct macsim_conv {
+    macsim_run run;
+    conv c;
+};
+
+macsim_conv *macsim_conv_open(const char *src, const macsim_opts *o, base_err *e)
 {
-    conv c = {0};
-    c.binary_version = o && o->binary_version ? o->binary_version : DEFAULT_BINARY_VERSION;
-    c.nregs = o && o->nregs ? o->nregs : DEFAULT_NREGS;
-    c.fam = isa_family_for_version(c.binary_version);
-    if (c.fam < 0)
-        return base_fail(e, BASE_EXIT_USAGE, "binary version %d: expected a known one "
-                         "(e.g. 61, 70, 75, 80, 90)", c.binary_version);
-    macsim_run r;
-    c.r = &r;
+    int bv = o && o->binary_version ? o->binary_version : DEFAULT_BINARY_VERSION;
+    int fam = isa_family_for_version(bv);
+    if (fam < 0) {
+        base_fail(e, BASE_EXIT_USAGE, "binary version %d: expected a known one (e.g. 61, 70, "
+                  "75, 80, 90)", bv);
+        return NULL;
+    }
+    macsim_conv *m = base_calloc(1, sizeof *m);
+    m->c.binary_version = bv;
+    m->c.fam = fam;
+    m->c.nregs = o && o->nregs ? o->nregs : DEFAULT_NREGS;
+    m->c.r = &m->run;
     macsim_opts ro = o ? *o : (macsim_opts){0};
     ro.gpu_only = 1;
     size_t keep = o && o->keep_bytes ? o->keep_bytes : KEEP_BYTES;
-    int rc = macsim_run_trace_keep(&r, src, &ro, keep, e);
-    if (rc == 0 && !(c.d = trace_wdir_open(dir, o && o->xz, e)))
-        rc = -1;
-    for (size_t i = 0; rc == 0 && i < r.t.nkernels; i++)
-        rc = write_kernel(&c, i, e);
-    if (c.d)
-        rc = rc == 0 ? trace_wdir_commit(c.d, e) : (trace_wdir_abort(c.d), -1);
+    if (macsim_run_trace_keep(&m->run, src, &ro, keep, e)) {
+        macsim_conv_close(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* Per line at most: PC, mask, counts, 1 + 4 registers, the opcode (< 60), width and
+ * immediate in under 160 bytes, plus an address block of 32 lanes in under 700 (trace_write.c:
+ * a hex base and 31 signed deltas); a warp's, a CTA's and a kernel's own lines. */
+uint64_t macsim_conv_text_bound(const macsim_conv *m)
+{
+    macsim_summary s;
+    macsim_run_summary(&m->run, &s);
+    uint64_t n = 160 * s.insts + 700 * s.mem_insts + 64 * (s.warps + s.ctas) + 2048 * s.kernels;
+    for (size_t i = 0; i < m->run.t.nkernels; i++)
+        n += strlen(m->run.t.kernels[i].name);
+    return n;
+}
+
+int macsim_conv_write(macsim_conv *m, trace_wdir *d, base_err *e)
+{
+    m->c.d = d;
+    for (size_t i = 0; i < m->run.t.nkernels; i++)
+        if (write_kernel(&m->c, i, e))
+            return -1;
+    return 0;
+}
+
+void macsim_conv_summary(const macsim_conv *m, macsim_summary *s)
+{
+    macsim_run_summary(&m->run, s);
+}
+
+void macsim_conv_close(macsim_conv *m)
+{
+    if (!m)
+        return;
+    base_buf_free(&m->c.text);
+    macsim_run_free(&m->run);
+    free(m);
+}
+
+int macsim_to_accelsim(const char *src, const char *dir, const macsim_opts *o,
+                       macsim_summary *s, base_err *e)
+{
+    macsim_conv *m = macsim_conv_open(src, o, e);
+    if (!m)
+        return -1;
+    trace_wdir *d = trace_wdir_open(dir, o && o->xz, e);
+    int rc = d ? macsim_conv_write(m, d, e) : -1;
+    if (d)
+        rc = rc == 0 ? trace_wdir_commit(d, e) : (trace_wdir_abort(d), -1);
     if (rc == 0 && s)
-        macsim_run_summary(&r, s);
-    base_buf_free(&c.text);
-    macsim_run_free(&r);
+        macsim_conv_summary(m, s);
+    macsim_conv_close(m);
     return rc;
 }

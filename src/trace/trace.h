@@ -103,6 +103,9 @@ typedef struct trace_cmd {
     char *text;           /* the line as written, trailing blanks removed */
     char *path;           /* KERNEL: the kernel file, joined with the list's directory */
     uint64_t addr, bytes; /* MEMCPY (MemcpyHtoD,0x<addr>,<bytes>) */
+    char *mem;            /* KERNEL: the file's bytes, held in memory (a converted trace's,
+                           * trace_wdir_commit_list), read instead of path; else NULL */
+    size_t mem_len;
 } trace_cmd;
 
 typedef struct trace_list {

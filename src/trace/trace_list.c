@@ -167,6 +167,7 @@ void trace_list_free(trace_list *l)
     for (size_t i = 0; i < l->ncmds; i++) {
         free(l->cmds[i].text);
         free(l->cmds[i].path);
+        free(l->cmds[i].mem);
     }
     free(l->cmds);
     free(l->path);

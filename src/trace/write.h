@@ -55,6 +55,10 @@ typedef struct trace_wdir trace_wdir;
 /* Starts writing a trace into dir (created with its parents when missing). xz: kernel files
  * are kernel-N.traceg.xz. */
 trace_wdir *trace_wdir_open(const char *dir, int xz, base_err *e);
+/* The same in memory: nothing touches the file system, and trace_wdir_commit_list (not
+ * trace_wdir_commit) ends it. Kernel files are plain text; their paths in the list are
+ * prefix + "kernel-N.traceg". */
+trace_wdir *trace_wdir_open_mem(const char *prefix);
 /* A "MemcpyHtoD,0x<16 hex>,<bytes>" command at this point of the list. */
 void trace_wdir_memcpy(trace_wdir *d, uint64_t addr, uint64_t bytes);
 /* Starts the next kernel (kernel id = 1, 2, ... in call order) and writes its header; the
@@ -68,6 +72,9 @@ int trace_wdir_kernel_end(trace_wdir *d, base_err *e);
 /* Writes kernelslist.g, removes kernel-*.traceg[.xz] files of an earlier run that the new list
  * does not name, frees d. 0, or -1 with e set. */
 int trace_wdir_commit(trace_wdir *d, base_err *e);
+/* A writer in memory: hands its list over as *l (freed with trace_list_free), each kernel
+ * command holding its file's text (trace_cmd.mem), and frees d. 0, or -1 with e set. */
+int trace_wdir_commit_list(trace_wdir *d, trace_list *l, base_err *e);
 /* Removes what was written and frees d (NULL allowed). */
 void trace_wdir_abort(trace_wdir *d);
 
