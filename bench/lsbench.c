@@ -85,8 +85,8 @@ static const struct accel_ref MACSIM_REFS[] = {
     {"MacSim nvbit_vma4096_default", 4992, 0.33, 4992 / 0.33, 371004 / 1024.0, true},
 };
 
-/* The MacSim GPU traces, run the way a user would (`lockstep run DIR`: converted to Accel-Sim
- * text in memory, then simulated): ptx_vectoradd on the Fermi preset nearest
+/* The MacSim GPU traces, run the way a user would (`lockstep run DIR`: read in place, each
+ * kernel's CTAs built from its records): ptx_vectoradd on the Fermi preset nearest
  * the GTX 465/580 of its MacSim runs, nvbit_vectormultadd on the default GPU. binary_version:
  * what that run converts for (the GPU's, or the nearest with an opcode table), so that the
  * native copy, converted in two steps, holds the same instructions. */

@@ -349,94 +349,164 @@ TEST(trace_list_open_paths)
     free(file);
 }
 
-/* Writes two kernels with a memcpy between them: the same calls into a directory or into
- * memory. */
-static void write_two_kernels(trace_wdir *d)
+/* The lines of one warp: loads whose addresses take each of the writer's forms (a stride, a
+ * list of deltas, no active lane), a store, a negative immediate, registers up to R255. */
+static int test_lines(uint32_t w, trace_wline *l, uint64_t a[][32])
 {
-    base_err e = {0};
-    uint64_t a[32];
-    for (int i = 0; i < 32; i++)
-        a[i] = 0x7f0000001000ull + (uint64_t)(i * i) * 4;
-    trace_wline ld = {.pc = 0x10, .mask = 0xfffffff0u, .ndst = 1, .dst = 3, .nsrc = 1,
-                      .src = {2}, .opcode = "LDG.E", .width = 4, .addr = a};
-    trace_wline ex = {.pc = 0x20, .mask = 0xffffffffu, .opcode = "EXIT"};
-    for (int k = 0; k < 2; k++) {
-        trace_wheader h = {.name = k ? "second" : "first", .grid = {2, 1, 1},
-                           .block = {64, 1, 1}, .nregs = 16, .binary_version = 80};
-        CHECK_EQ(trace_wdir_kernel_begin(d, &h, &e), 0);
-        for (uint32_t c = 0; c < 2; c++) {
-            trace_wdir_cta_begin(d, c, 0, 0);
-            for (uint32_t w = 0; w < 2; w++) {
-                base_buf t = {0};
-                trace_format_line(&t, &ld);
-                trace_format_line(&t, &ex);
-                trace_wdir_warp(d, w, 2, t.s, t.len);
-                base_buf_free(&t);
-            }
-            trace_wdir_cta_end(d);
+    static const char *const ops[] = {"LDG.E", "LDG.E.64", "STG.E", "IADD3", "EXIT"};
+    int n = 0;
+    for (int i = 0; i < 5; i++) {
+        trace_wline *x = &l[n];
+        *x = (trace_wline){.pc = 0x10u * (uint64_t)i, .mask = 0xffffffffu >> (w + i),
+                           .opcode = ops[i], .imm = i == 3 ? -5 : 0};
+        if (i < 3) {
+            x->width = i == 1 ? 8 : 4;
+            x->addr = a[n];
+            for (int k = 0; k < 32; k++)
+                a[n][k] = 0x7f0000001000ull + (i == 0 ? (uint64_t)k * 4 : (uint64_t)(k * k) * 8);
+            if (i == 2 && w == 1)
+                x->mask = 0;
         }
-        CHECK_EQ(trace_wdir_kernel_end(d, &e), 0);
-        if (!k)
-            trace_wdir_memcpy(d, 0x7f0000000000ull, 4096);
+        if (i != 4) {
+            x->ndst = i == 2 ? 0 : 1;
+            x->dst = (uint16_t)(w == 0 ? 255 : 4 + i);
+            x->nsrc = 2;
+            x->src[0] = (uint16_t)(2 + w);
+            x->src[1] = 255;
+        }
+        n++;
     }
+    return n;
 }
 
-/* A writer in memory produces the bytes a writer to files does, and a list whose kernels
- * read from them. */
-TEST(trace_wdir_in_memory_equals_files)
+typedef struct lines_ctx {
+    uint32_t cta, nctas;
+} lines_ctx;
+
+static int lines_cta(void *ctx, trace_kernel *k, trace_cta *c, base_err *e)
+{
+    lines_ctx *x = ctx;
+    if (x->cta == x->nctas)
+        return 0;
+    c->id[0] = x->cta++;
+    trace_wline l[8];
+    uint64_t a[8][32];
+    for (uint32_t w = 0; w < 2; w++) {
+        int n = test_lines(w, l, a);
+        if (trace_lines_warp(k, c, w, e))
+            return -1;
+        for (int i = 0; i < n; i++)
+            if (trace_lines_inst(k, c, w, &l[i], e))
+                return -1;
+    }
+    return 1;
+}
+
+/* A kernel built from lines reads as the text trace_wdir writes from the same lines: the same
+ * header, CTAs, instructions, dictionary entries and addresses. */
+TEST(trace_kernel_from_lines_reads_as_its_text)
 {
     base_err e = {0};
-    char *dir = base_sprintf("%s/wdir_files", test_tmpdir());
+    trace_wheader h = {.name = "lines", .grid = {3, 1, 1}, .block = {64, 1, 1}, .shmem = 512,
+                       .nregs = 32, .binary_version = 80};
+    char *dir = base_sprintf("%s/lines_text", test_tmpdir());
     trace_wdir *d = trace_wdir_open(dir, 0, &e);
     CHECK(d != NULL);
-    write_two_kernels(d);
-    CHECK_EQ(trace_wdir_commit(d, &e), 0);
-    trace_list f, m;
-    CHECK_EQ(trace_list_open(dir, &f, &e), 0);
-    d = trace_wdir_open_mem("mem ");
-    write_two_kernels(d);
-    CHECK_EQ(trace_wdir_bytes(d) > 0, 1);
-    CHECK_EQ(trace_wdir_commit_list(d, &m, &e), 0);
-    CHECK_EQ(m.ncmds, f.ncmds);
-    CHECK_EQ(m.nkernels, 2);
-    CHECK_EQ(m.nmemcpy, 1);
-    for (size_t i = 0; i < m.ncmds && i < f.ncmds; i++) {
-        const trace_cmd *a = &f.cmds[i], *b = &m.cmds[i];
-        CHECK_EQ(b->kind, a->kind);
-        CHECK_STR(b->text, a->text);
-        CHECK_EQ(b->addr, a->addr);
-        CHECK_EQ(b->bytes, a->bytes);
-        if (a->kind != TRACE_CMD_KERNEL)
-            continue;
-        char *want = base_sprintf("mem %s", a->text);
-        CHECK_STR(b->path, want);
-        free(want);
-        size_t n = 0;
-        char *file = test_read_file(a->path, &n);
-        CHECK(file != NULL && b->mem != NULL);
-        CHECK_EQ(b->mem_len, n);
-        CHECK(file && b->mem && n == b->mem_len && memcmp(file, b->mem, n) == 0);
-        free(file);
-        trace_kernel *k = trace_kernel_open_mem(b->path, b->mem, b->mem_len, &e);
-        CHECK(k != NULL);
-        trace_cta c = {0};
-        int got = 0;
-        while (k && trace_next_cta(k, &c, &e) == 1)
-            got++;
-        CHECK_EQ(got, 2);
-        CHECK_EQ(c.ninsts, 4);
-        trace_cta_free(&c);
-        trace_kernel_close(k);
+    CHECK_EQ(trace_wdir_kernel_begin(d, &h, &e), 0);
+    for (uint32_t c = 0; c < 3; c++) {
+        trace_wdir_cta_begin(d, c, 0, 0);
+        for (uint32_t w = 0; w < 2; w++) {
+            trace_wline l[8];
+            uint64_t a[8][32];
+            int n = test_lines(w, l, a);
+            base_buf t = {0};
+            for (int i = 0; i < n; i++)
+                trace_format_line(&t, &l[i]);
+            trace_wdir_warp(d, w, (uint64_t)n, t.s, t.len);
+            base_buf_free(&t);
+        }
+        trace_wdir_cta_end(d);
     }
-    trace_list_free(&f);
-    trace_list_free(&m);
-    /* the wrong commit for either writer is an error, not a crash */
-    d = trace_wdir_open_mem("mem ");
-    CHECK_EQ(trace_wdir_commit(d, &e), -1);
-    CHECK_HAS(e.msg, "in memory");
+    CHECK_EQ(trace_wdir_kernel_end(d, &e), 0);
+    CHECK_EQ(trace_wdir_commit(d, &e), 0);
+    char *file = base_sprintf("%s/kernel-1.traceg", dir);
+    trace_kernel *t = trace_kernel_open(file, &e);
+    lines_ctx x = {0, 3};
+    trace_kernel *k = trace_kernel_from_lines("made", &h, 1, (trace_lines_src){lines_cta, NULL, &x},
+                                              &e);
+    CHECK(t != NULL && k != NULL);
+    if (!t || !k)
+        return;
+    const trace_header *ht = trace_kernel_header(t), *hk = trace_kernel_header(k);
+    CHECK_STR(hk->name, ht->name);
+    CHECK_EQ(hk->kernel_id, ht->kernel_id);
+    CHECK_EQ(hk->ctas_in_grid, ht->ctas_in_grid);
+    CHECK_EQ(hk->warps_per_cta, ht->warps_per_cta);
+    CHECK_EQ(hk->family, ht->family);
+    CHECK_EQ(hk->shmem, ht->shmem);
+    CHECK_EQ(hk->tracer_version, ht->tracer_version);
+    CHECK_STR(hk->nvbit_version, ht->nvbit_version);
+    CHECK(!trace_kernel_is_text(k) && trace_kernel_is_text(t));
+    trace_cta ct = {0}, ck = {0};
+    int ctas = 0;
+    for (;;) {
+        int rt = trace_next_cta(t, &ct, &e), rk = trace_next_cta(k, &ck, &e);
+        CHECK_EQ(rk, rt);
+        if (rt != 1 || rk != 1)
+            break;
+        ctas++;
+        CHECK_EQ(ck.index, ct.index);
+        CHECK_EQ(ck.id[0], ct.id[0]);
+        CHECK_EQ(ck.ninsts, ct.ninsts);
+        CHECK_EQ(ck.nwords, ct.nwords);
+        CHECK_EQ(ck.nwarps_seen, ct.nwarps_seen);
+        for (uint32_t w = 0; w < ct.nwarps; w++)
+            CHECK(!memcmp(&ck.warps[w], &ct.warps[w], sizeof ct.warps[w]));
+        CHECK(ck.ninsts == ct.ninsts && !memcmp(ck.insts, ct.insts, ct.ninsts * sizeof *ct.insts));
+        CHECK(ck.nwords == ct.nwords && !memcmp(ck.addrs, ct.addrs, ct.nwords * sizeof *ct.addrs));
+    }
+    CHECK_EQ(ctas, 3);
+    CHECK_EQ(trace_kernel_nsinst(k), trace_kernel_nsinst(t));
+    for (uint32_t i = 0; i < trace_kernel_nsinst(t); i++) {
+        const trace_sinst *a = trace_kernel_sinst(t, i), *b = trace_kernel_sinst(k, i);
+        CHECK(a && b);
+        if (!a || !b)
+            break;
+        CHECK_STR(trace_sinst_opcode(k, b), trace_sinst_opcode(t, a));
+        CHECK_EQ(b->pc, a->pc);
+        CHECK_EQ(b->imm, a->imm);
+        CHECK_EQ(b->width, a->width);
+        CHECK_EQ(b->cls, a->cls);
+        CHECK_EQ(b->flags, a->flags);
+        CHECK_EQ(b->ndst + b->nsrc, a->ndst + a->nsrc);
+        CHECK(!memcmp(trace_sinst_regs(k, b), trace_sinst_regs(t, a),
+                      (a->ndst + a->nsrc) * sizeof(uint16_t)));
+    }
+    trace_cta_free(&ct);
+    trace_cta_free(&ck);
+    trace_kernel_close(t);
+    trace_kernel_close(k);
+    /* a grid of 3 given a fourth CTA, a warp twice, an opcode the ISA lacks: errors */
+    x = (lines_ctx){0, 4};
+    k = trace_kernel_from_lines("made", &h, 1, (trace_lines_src){lines_cta, NULL, &x}, &e);
+    int rc;
+    while ((rc = trace_next_cta(k, &ck, &e)) == 1)
+        ;
+    CHECK_EQ(rc, -1);
+    CHECK_HAS(e.msg, "made: expected at most 3 thread blocks");
+    trace_kernel_close(k);
     base_err_clear(&e);
-    d = trace_wdir_open(dir, 0, &e);
-    CHECK_EQ(trace_wdir_commit_list(d, &m, &e), -1);
-    CHECK_HAS(e.msg, "commits its directory");
+    x = (lines_ctx){0, 1};
+    k = trace_kernel_from_lines("made", &h, 1, (trace_lines_src){lines_cta, NULL, &x}, &e);
+    CHECK_EQ(trace_next_cta(k, &ck, &e), 1);
+    CHECK_EQ(trace_lines_warp(k, &ck, 1, &e), -1);
+    CHECK_HAS(e.msg, "found 1 again");
+    base_err_clear(&e);
+    trace_wline bad = {.pc = 0, .mask = 1, .opcode = "NOTANOP"};
+    CHECK_EQ(trace_lines_inst(k, &ck, 0, &bad, &e), -1);
+    CHECK_HAS(e.msg, "NOTANOP");
+    trace_cta_free(&ck);
+    trace_kernel_close(k);
+    free(file);
     free(dir);
 }

@@ -11,11 +11,8 @@
 #include "macsim/macsim.h"
 #include "sim/sim.h"
 #include "trace/trace.h"
-#include "trace/write.h"
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static const cli_opt OPTS[] = {
@@ -130,34 +127,11 @@ static void print_rate(FILE *f, const sim_result *r, const knobs *k)
         print_profile(f, r->prof);
 }
 
-/* Writes the converted trace into a private temporary directory under $TMPDIR (tmp, for
- * the caller to remove) and reads its list. */
-static int macsim_to_dir(macsim_conv *m, char *tmp, size_t n, trace_list *l, base_err *e)
-{
-    const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(tmp, n, "%s/lockstep-run-XXXXXX", base);
-    if (!mkdtemp(tmp)) {
-        base_fail(e, BASE_EXIT_INTERNAL, "%s: cannot create a temporary directory", tmp);
-        tmp[0] = 0; /* nothing to remove */
-        return -1;
-    }
-    char *dir = base_sprintf("%s/trace", tmp);
-    trace_wdir *d = trace_wdir_open(dir, 0, e);
-    int rc = d ? macsim_conv_write(m, d, e) : -1;
-    if (d)
-        rc = rc == 0 ? trace_wdir_commit(d, e) : (trace_wdir_abort(d), -1);
-    if (rc == 0)
-        rc = trace_list_open(dir, l, e);
-    free(dir);
-    return rc;
-}
-
-/* A MacSim GPU trace runs through the converter (for the configured compute capability): in
- * memory when its text is sure to fit in macsim_mem_mb (no temporary directory, nor the file
- * system work it costs: creating, writing, renaming, reading back and removing it, a tenth of
- * a small trace's run), else as an Accel-Sim directory in tmp. */
-static int from_macsim(const cli_args *a, const char *path, char *tmp, size_t n,
-                       trace_list *l, base_err *e)
+/* A MacSim GPU trace runs in place: every record read and checked first, then each kernel's
+ * CTAs built from its records as the simulator asks for them, with the opcodes of the
+ * configured compute capability (the lines and statistics `trace convert --to accelsim`'s
+ * text would give, without writing or parsing it). */
+static int from_macsim(const cli_args *a, const char *path, trace_list *l, base_err *e)
 {
     /* the opcode table follows the GPU; one without a SASS table (a Fermi preset's 20)
      * takes the nearest that exists */
@@ -166,101 +140,35 @@ static int from_macsim(const cli_args *a, const char *path, char *tmp, size_t n,
     macsim_conv *m = macsim_conv_open(path, &o, e);
     if (!m)
         return -1;
-    int rc;
-    if (macsim_conv_text_bound(m) <= (uint64_t)a->knobs.v.macsim_mem_mb << 20) {
-        trace_wdir *d = trace_wdir_open_mem("converted ");
-        rc = macsim_conv_write(m, d, e) ? (trace_wdir_abort(d), -1)
-                                        : trace_wdir_commit_list(d, l, e);
-    } else {
-        rc = macsim_to_dir(m, tmp, n, l, e);
-    }
     macsim_summary s;
     macsim_conv_summary(m, &s);
-    macsim_conv_close(m);
-    if (rc)
-        return -1;
+    macsim_conv_list(m, l);
     char with[64] = "";
     if (bv != cc)
         snprintf(with, sizeof with, " (with the %s opcode table of %d)",
                  isa_family_name(isa_family_for_version(bv)), bv);
-    fprintf(stderr, "lockstep: %s is a MacSim trace: converted (%llu kernels, %llu warp "
+    fprintf(stderr, "lockstep: %s is a MacSim trace: read in place (%llu kernels, %llu warp "
                     "instructions) for compute capability %d%s\n", path,
             (unsigned long long)s.kernels, (unsigned long long)s.insts, cc, with);
     return 0;
 }
 
-/* Removes path and, when it is a directory, everything under it (links are removed, never
- * followed). In-process: `rm -rf` through system() cost a MacSim run two process starts (a
- * few ms, the most of a small run) and broke on a TMPDIR with a quote in it. 0 or -1. */
-static int remove_path(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0)
-        return -1;
-    if (!S_ISDIR(st.st_mode))
-        return unlink(path);
-    DIR *d = opendir(path);
-    if (!d)
-        return -1;
-    int rc = 0;
-    for (struct dirent *de; (de = readdir(d));) {
-        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-            continue;
-        char *sub = base_sprintf("%s/%s", path, de->d_name);
-        rc |= remove_path(sub);
-        free(sub);
-    }
-    closedir(d);
-    return rmdir(path) | rc;
-}
-
-static void remove_tree(const char *tmp)
-{
-    if (tmp[0] && remove_path(tmp) != 0)
-        fprintf(stderr, "lockstep: warning: could not remove %s\n", tmp);
-}
-
-static int simulate(cli_args *a, trace_list *l, const char *shown, const char *conv);
+static int simulate(cli_args *a, trace_list *l, const char *shown);
 
 static int run(cli_args *a)
 {
-    char buf[1200], tmp[1024] = "";
+    char buf[1200];
     const char *path = a->npos ? a->pos[0] : default_trace(buf, sizeof buf);
-    if (a->knobs.v.host_hugepages) /* before a MacSim conversion: its memory too */
+    if (a->knobs.v.host_hugepages) /* before a MacSim trace is read: its records too */
         base_heap_hugepages();
     base_err e = {0};
     trace_list l;
-    if (!macsim_detect(path))
-        return trace_list_open(path, &l, &e) ? cli_error(&e) : simulate(a, &l, path, NULL);
-    int rc = from_macsim(a, path, tmp, sizeof tmp, &l, &e);
-    if (rc == 0)
-        rc = simulate(a, &l, path, tmp[0] ? tmp : NULL);
-    else
-        rc = cli_error(&e);
-    remove_tree(tmp);
-    return rc;
+    int rc = macsim_detect(path) ? from_macsim(a, path, &l, &e) : trace_list_open(path, &l, &e);
+    return rc ? cli_error(&e) : simulate(a, &l, path);
 }
 
-/* A trace converted into a temporary directory is gone when the output is read, and its
- * random name would make two runs' outputs differ: the output names the source instead, and
- * each kernel by its converted file's name alone (as a conversion in memory names them). */
-static void show_source(sim_result *r, const char *conv)
-{
-    char *dir = base_sprintf("%s/trace/", conv);
-    size_t n = strlen(dir);
-    for (size_t i = 0; i < r->nk; i++) {
-        char *p = r->k[i].path;
-        if (p && !strncmp(p, dir, n)) {
-            r->k[i].path = base_sprintf("converted %s", p + n);
-            free(p);
-        }
-    }
-    free(dir);
-}
-
-/* Runs the trace list l (freed here); shown names the trace in the output, conv a temporary
- * directory the trace was converted into (or NULL). */
-static int simulate(cli_args *a, trace_list *l, const char *shown, const char *conv)
+/* Runs the trace list l (freed here); shown names the trace in the output. */
+static int simulate(cli_args *a, trace_list *l, const char *shown)
 {
     base_err e = {0};
     /* A run prints 50-60 KB at its end (the knob table, the statistics): one write instead
@@ -279,8 +187,6 @@ static int simulate(cli_args *a, trace_list *l, const char *shown, const char *c
     FILE *progress = a->knobs.v.progress || isatty(2) ? stderr : NULL;
     sim_result r;
     int rc = sim_run(g, l, &r, stderr, progress, &e);
-    if (rc == 0 && conv)
-        show_source(&r, conv);
     base_out out = {0};
     const char *json = cli_get(a, "stats-json");
     if (rc == 0 && json)

@@ -216,11 +216,11 @@ static const op_memo *op_of(conv *c, const macsim_ginst *g)
     return m;
 }
 
+/* The Accel-Sim line of instruction g (addr: room for its 32 lane addresses). */
 static int line_of(conv *c, const macsim_ginst *g, uint64_t pc0, const char *file,
-                   base_err *e)
+                   trace_wline *l, uint64_t *addr, base_err *e)
 {
     const macsim_fmt *f = &c->r->t.fmt;
-    uint64_t addr[MACSIM_WARP_SIZE];
     const op_memo *m = op_of(c, g);
     int w = m->width;
     if (w < 0)
@@ -229,43 +229,53 @@ static int line_of(conv *c, const macsim_ginst *g, uint64_t pc0, const char *fil
                          (unsigned long long)g->offset, macsim_type_name(f->type),
                          macsim_opcode_name(f->type, g->opcode), isa_family_name(c->fam),
                          c->binary_version);
-    trace_wline l = {0};
-    l.pc = g->pc - pc0;
-    l.mask = g->mask;
-    l.opcode = m->op;
-    l.width = (uint32_t)w;
-    set_regs(f, g, &l);
+    *l = (trace_wline){0};
+    l->pc = g->pc - pc0;
+    l->mask = g->mask;
+    l->opcode = m->op;
+    l->width = (uint32_t)w;
+    set_regs(f, g, l);
     if (w) {
         macsim_lane_addrs(f, g, addr);
-        l.addr = addr;
+        l->addr = addr;
     }
-    trace_format_line(&c->text, &l);
     return 0;
 }
 
-/* Warp w of kernel k (index in warp_ids): from the records the first pass kept, else from
- * its file again. */
-static int write_warp(conv *c, const macsim_kernel *k, const macsim_unit *u, uint32_t w,
-                      uint64_t pc0, base_err *e)
+/* What becomes of each line of a warp: formatted into text, or handed to a kernel built from
+ * lines. */
+typedef int (*line_fn)(conv *c, const trace_wline *l, void *arg, base_err *e);
+
+/* Warp w of kernel k (index in warp_ids), line by line: from the records the first pass kept,
+ * else from its file again. Returns its instructions, or -1. */
+static int64_t each_line(conv *c, size_t ki, uint32_t w, line_fn put, void *arg, base_err *e)
 {
-    uint32_t id = k->warp_ids[w];
-    char *p = macsim_warp_file(k, id);
+    const macsim_kernel *k = &c->r->t.kernels[ki];
+    const macsim_unit *u = &c->r->u[ki];
+    uint64_t pc0 = u->min_pc == UINT64_MAX ? 0 : u->min_pc, addr[MACSIM_WARP_SIZE];
+    char *p = macsim_warp_file(k, k->warp_ids[w]);
     const base_buf *kept = u->kept && u->kept[w].s ? &u->kept[w] : NULL;
     macsim_stream *s = kept ? macsim_stream_mem(p, &c->r->t.fmt, kept->s, kept->len)
                             : macsim_stream_open(p, &c->r->t.fmt, e);
     int rc = s ? 0 : -1;
-    uint64_t n = 0;
+    int64_t n = 0;
     macsim_ginst g;
-    c->text.len = 0;
+    trace_wline l;
     while (rc == 0 && (rc = macsim_stream_gpu(s, &g, e)) == 1) {
-        rc = line_of(c, &g, pc0, p, e);
+        rc = line_of(c, &g, pc0, p, &l, addr, e) || put(c, &l, arg, e) ? -1 : 0;
         n++;
     }
     macsim_stream_close(s);
     free(p);
-    if (rc == 0)
-        trace_wdir_warp(c->d, id & 0xffff, n, c->text.s ? c->text.s : "", c->text.len);
-    return rc;
+    return rc ? -1 : n;
+}
+
+static int put_text(conv *c, const trace_wline *l, void *arg, base_err *e)
+{
+    (void)arg;
+    (void)e;
+    trace_format_line(&c->text, l);
+    return 0;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -274,32 +284,52 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* CTAs in id order as "thread block = i,0,0" (i = 0, 1, ...), warps in index order. */
-static int write_kernel(conv *c, size_t ki, base_err *e)
+/* Kernel ki's header: one row of CTAs, the shared memory its records reach. */
+static void header_of(const conv *c, size_t ki, trace_wheader *h)
 {
     const macsim_kernel *k = &c->r->t.kernels[ki];
     const macsim_unit *u = &c->r->u[ki];
-    trace_wheader h = {0};
-    h.name = k->name;
-    h.grid[0] = k->nctas;
-    h.block[0] = k->warps_per_cta * MACSIM_WARP_SIZE;
-    h.grid[1] = h.grid[2] = h.block[1] = h.block[2] = 1;
-    h.shmem = (u->shmem_end + SHMEM_GRANULE - 1) / SHMEM_GRANULE * SHMEM_GRANULE;
-    h.nregs = c->nregs;
-    h.binary_version = c->binary_version;
-    if (trace_wdir_kernel_begin(c->d, &h, e))
-        return -1;
-    /* warp ids in order (the CTA in their upper half), each with its index in warp_ids */
+    *h = (trace_wheader){0};
+    h->name = k->name;
+    h->grid[0] = k->nctas;
+    h->block[0] = k->warps_per_cta * MACSIM_WARP_SIZE;
+    h->grid[1] = h->grid[2] = h->block[1] = h->block[2] = 1;
+    h->shmem = (u->shmem_end + SHMEM_GRANULE - 1) / SHMEM_GRANULE * SHMEM_GRANULE;
+    h->nregs = c->nregs;
+    h->binary_version = c->binary_version;
+}
+
+/* CTAs in id order as "thread block = i,0,0" (i = 0, 1, ...), warps in index order: the warp
+ * ids sorted (the CTA in their upper half), each with its index in warp_ids below. */
+static uint64_t *warp_order(const macsim_kernel *k)
+{
     uint64_t *ord = base_malloc(k->nwarps * sizeof *ord);
     for (uint32_t i = 0; i < k->nwarps; i++)
         ord[i] = (uint64_t)k->warp_ids[i] << 32 | i;
     qsort(ord, k->nwarps, sizeof *ord, cmp_u64);
+    return ord;
+}
+
+static int write_kernel(conv *c, size_t ki, base_err *e)
+{
+    const macsim_kernel *k = &c->r->t.kernels[ki];
+    trace_wheader h;
+    header_of(c, ki, &h);
+    if (trace_wdir_kernel_begin(c->d, &h, e))
+        return -1;
+    uint64_t *ord = warp_order(k);
     int rc = 0;
     for (uint32_t i = 0, cta = 0; i < k->nwarps && rc == 0; cta++) {
         trace_wdir_cta_begin(c->d, cta, 0, 0);
         uint32_t id = (uint32_t)(ord[i] >> 48);
-        for (; i < k->nwarps && ord[i] >> 48 == id && rc == 0; i++)
-            rc = write_warp(c, k, u, (uint32_t)ord[i], u->min_pc == UINT64_MAX ? 0 : u->min_pc, e);
+        for (; i < k->nwarps && ord[i] >> 48 == id && rc == 0; i++) {
+            c->text.len = 0;
+            int64_t n = each_line(c, ki, (uint32_t)ord[i], put_text, NULL, e);
+            rc = n < 0 ? -1 : 0;
+            if (rc == 0)
+                trace_wdir_warp(c->d, k->warp_ids[(uint32_t)ord[i]] & 0xffff, (uint64_t)n,
+                                c->text.s ? c->text.s : "", c->text.len);
+        }
         trace_wdir_cta_end(c->d);
     }
     free(ord);
@@ -335,19 +365,6 @@ macsim_conv *macsim_conv_open(const char *src, const macsim_opts *o, base_err *e
     return m;
 }
 
-/* Per line at most: PC, mask, counts, 1 + 4 registers, the opcode (< 60), width and
- * immediate in under 160 bytes, plus an address block of 32 lanes in under 700 (trace_write.c:
- * a hex base and 31 signed deltas); a warp's, a CTA's and a kernel's own lines. */
-uint64_t macsim_conv_text_bound(const macsim_conv *m)
-{
-    macsim_summary s;
-    macsim_run_summary(&m->run, &s);
-    uint64_t n = 160 * s.insts + 700 * s.mem_insts + 64 * (s.warps + s.ctas) + 2048 * s.kernels;
-    for (size_t i = 0; i < m->run.t.nkernels; i++)
-        n += strlen(m->run.t.kernels[i].name);
-    return n;
-}
-
 int macsim_conv_write(macsim_conv *m, trace_wdir *d, base_err *e)
 {
     m->c.d = d;
@@ -369,6 +386,81 @@ void macsim_conv_close(macsim_conv *m)
     base_buf_free(&m->c.text);
     macsim_run_free(&m->run);
     free(m);
+}
+
+/* ---- the trace read in place (lockstep run) ---- */
+
+/* Kernel ki read in place: its CTAs as write_kernel writes them, next the position in ord. */
+typedef struct kernel_src {
+    macsim_conv *m;
+    size_t ki;
+    uint64_t *ord;
+    uint32_t next, cta;
+} kernel_src;
+
+typedef struct lines_arg {
+    trace_kernel *k;
+    trace_cta *c;
+    uint32_t w;
+} lines_arg;
+
+static int put_lines(conv *c, const trace_wline *l, void *arg, base_err *e)
+{
+    (void)c;
+    const lines_arg *a = arg;
+    return trace_lines_inst(a->k, a->c, a->w, l, e);
+}
+
+static int src_next_cta(void *ctx, trace_kernel *tk, trace_cta *cta, base_err *e)
+{
+    kernel_src *ks = ctx;
+    conv *c = &ks->m->c;
+    const macsim_kernel *k = &c->r->t.kernels[ks->ki];
+    if (ks->next >= k->nwarps)
+        return 0;
+    cta->id[0] = ks->cta++;
+    uint32_t id = (uint32_t)(ks->ord[ks->next] >> 48);
+    for (; ks->next < k->nwarps && ks->ord[ks->next] >> 48 == id; ks->next++) {
+        uint32_t wi = (uint32_t)ks->ord[ks->next];
+        lines_arg a = {tk, cta, k->warp_ids[wi] & 0xffff};
+        if (trace_lines_warp(tk, cta, a.w, e) || each_line(c, ks->ki, wi, put_lines, &a, e) < 0)
+            return -1;
+    }
+    return 1;
+}
+
+static void src_free(void *ctx)
+{
+    kernel_src *ks = ctx;
+    free(ks->ord);
+    free(ks);
+}
+
+static trace_kernel *open_kernel(void *src, size_t cmd, base_err *e)
+{
+    macsim_conv *m = src;
+    trace_wheader h;
+    header_of(&m->c, cmd, &h);
+    kernel_src *ks = base_calloc(1, sizeof *ks);
+    ks->m = m;
+    ks->ki = cmd;
+    ks->ord = warp_order(&m->run.t.kernels[cmd]);
+    trace_lines_src s = {src_next_cta, src_free, ks};
+    return trace_kernel_from_lines(m->run.t.kernels[cmd].file, &h, cmd + 1, s, e);
+}
+
+static void conv_free(void *src) { macsim_conv_close(src); }
+
+void macsim_conv_list(macsim_conv *m, trace_list *l)
+{
+    memset(l, 0, sizeof *l);
+    l->path = base_strdup(m->run.t.path);
+    l->dir = base_strdup("");
+    for (size_t i = 0; i < m->run.t.nkernels; i++)
+        trace_list_add_kernel(l, m->run.t.kernels[i].file);
+    l->open_kernel = open_kernel;
+    l->src = m;
+    l->src_free = conv_free;
 }
 
 int macsim_to_accelsim(const char *src, const char *dir, const macsim_opts *o,

@@ -38,7 +38,7 @@ void sim_ahead_start(sim *g, run_kernel *rk)
     rk->ahead_cap = g->n_sm;
     rk->ahead = base_calloc(rk->ahead_cap, sizeof *rk->ahead);
     rk->ahead_need = base_calloc(rk->ahead_cap, sizeof *rk->ahead_need);
-    if (g->use_team && !trace_kernel_is_native(rk->kk.tk))
+    if (g->use_team && trace_kernel_is_text(rk->kk.tk))
         rk->ahead_chunk = base_calloc(rk->ahead_cap, sizeof *rk->ahead_chunk);
 }
 

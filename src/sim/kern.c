@@ -286,8 +286,8 @@ static int launch(sim *g, size_t cmd, base_err *e)
     const trace_cmd *c = &g->list->cmds[cmd];
     /* the header is read once; the kernel waits open until it may launch */
     if (!g->pending_tk &&
-        !(g->pending_tk = c->mem ? trace_kernel_open_mem(c->path, c->mem, c->mem_len, e)
-                                 : trace_kernel_open(c->path, e)))
+        !(g->pending_tk = g->list->open_kernel ? g->list->open_kernel(g->list->src, cmd, e)
+                                               : trace_kernel_open(c->path, e)))
         return -1;
     trace_kernel *tk = g->pending_tk;
     const trace_header *h = trace_kernel_header(tk);

@@ -103,9 +103,6 @@ typedef struct trace_cmd {
     char *text;           /* the line as written, trailing blanks removed */
     char *path;           /* KERNEL: the kernel file, joined with the list's directory */
     uint64_t addr, bytes; /* MEMCPY (MemcpyHtoD,0x<addr>,<bytes>) */
-    char *mem;            /* KERNEL: the file's bytes, held in memory (a converted trace's,
-                           * trace_wdir_commit_list), read instead of path; else NULL */
-    size_t mem_len;
 } trace_cmd;
 
 typedef struct trace_list {
@@ -115,6 +112,11 @@ typedef struct trace_list {
     size_t ncmds, cap;
     size_t nkernels, nmemcpy, nother;
     uint64_t memcpy_bytes;
+    /* kernels a producer opens instead of files (a MacSim trace run in place): open_kernel
+     * opens command cmd's kernel; src_free(src) runs in trace_list_free */
+    struct trace_kernel *(*open_kernel)(void *src, size_t cmd, base_err *e);
+    void (*src_free)(void *src);
+    void *src;
 } trace_list;
 
 /* path: a directory (reads DIR/kernelslist.g), a list file, or a single .traceg/.traceg.xz
@@ -126,6 +128,8 @@ int trace_list_open(const char *path, trace_list *l, base_err *e);
  * kernel paths. On error *l may hold the commands read so far: free it with trace_list_free. */
 int trace_list_read(base_rd *r, const char *dir, trace_list *l, base_err *e);
 void trace_list_free(trace_list *l);
+/* Appends a kernel command whose line and path are `path` (a list a producer builds). */
+void trace_list_add_kernel(trace_list *l, const char *path);
 
 /* ---- one kernel file (A.3, A.4) ---- */
 
@@ -353,6 +357,8 @@ int trace_is_native(const char *path);
  * messages. */
 trace_kernel *trace_kernel_open_mem(const char *name, const void *data, size_t n, base_err *e);
 int trace_kernel_is_native(const trace_kernel *k);
+/* Read from Accel-Sim text (not native, not built from lines): what trace_split_cta takes. */
+int trace_kernel_is_text(const trace_kernel *k);
 /* Number of CTAs in a native kernel; UINT64_MAX for text (unknown before reading). */
 uint64_t trace_kernel_nctas(const trace_kernel *k);
 /* Native kernels: the next trace_next_cta delivers CTA `index` (0-based file order; index

@@ -292,6 +292,11 @@ static int add_inst(trace_kernel *k, trace_cta *c, base_err *e)
     if (trace_parse_line(&k->fmt, k->line, k->len, l, trace_k_name(k), trace_k_lineno(k),
                          e))
         return -1;
+    return trace_k_add_line(k, c, l, e);
+}
+
+int trace_k_add_line(trace_kernel *k, trace_cta *c, const trace_line *l, base_err *e)
+{
     int64_t sidx = trace_k_dict_index(k, l, e);
     if (sidx < 0)
         return -1;
@@ -518,10 +523,79 @@ int trace_k_begin_cta(trace_kernel *k, base_err *e)
     return 1;
 }
 
+/* ---- kernels built from lines (write.h) ---- */
+
+int trace_lines_warp(trace_kernel *k, trace_cta *c, uint32_t w, base_err *e)
+{
+    if (w >= c->nwarps || c->warps[w].seen)
+        return trace_fail(e, "%s: expected a warp index below %u, once per thread block, "
+                          "found %u%s", trace_k_name(k), c->nwarps, w,
+                          w < c->nwarps ? " again" : "");
+    c->warps[w] = (trace_warp){(uint32_t)c->ninsts, 0, 1};
+    c->nwarps_seen++;
+    return 0;
+}
+
+/* The line the text of l reads back as (trace_format_line, then trace_parse_line). */
+static void line_of_wline(const trace_wline *w, trace_line *l)
+{
+    l->line_num = 0;
+    l->pc = w->pc;
+    l->mask = w->mask;
+    l->opcode = w->opcode;
+    l->opcode_len = strlen(w->opcode);
+    l->ndst = w->ndst;
+    l->nsrc = w->nsrc;
+    base_grow(&l->regs, &l->regs_cap, 1 + 5, sizeof *l->regs);
+    if (w->ndst)
+        l->regs[0] = w->dst;
+    for (unsigned i = 0; i < w->nsrc; i++)
+        l->regs[w->ndst + i] = w->src[i];
+    l->mem_width = w->width;
+    l->addr_mode = w->width ? (w->mask ? 2 : 1) : -1;
+    l->naddr = 0;
+    if (w->width)
+        for (unsigned i = 0; i < 32; i++)
+            if (w->mask >> i & 1)
+                l->addr[l->naddr++] = w->addr[i];
+    l->imm = (int32_t)(uint32_t)w->imm;
+    l->imm2 = 0;
+    l->nvals = 0;
+}
+
+int trace_lines_inst(trace_kernel *k, trace_cta *c, uint32_t w, const trace_wline *l,
+                     base_err *e)
+{
+    line_of_wline(l, &k->tl);
+    if (trace_k_add_line(k, c, &k->tl, e))
+        return -1;
+    c->warps[w].n++;
+    return 0;
+}
+
+static int lines_next_cta(trace_kernel *k, trace_cta *c, base_err *e)
+{
+    if (k->done)
+        return 0;
+    trace_k_cta_reset(c, k->ctas, k->h.warps_per_cta);
+    int rc = k->lines.next_cta(k->lines.ctx, k, c, e);
+    if (rc == 1 && k->ctas >= k->h.ctas_in_grid)
+        rc = trace_fail(e, "%s: expected at most %llu thread blocks (the grid), found another",
+                        trace_k_name(k), (unsigned long long)k->h.ctas_in_grid);
+    if (rc <= 0) {
+        k->done = 1;
+        return rc;
+    }
+    k->ctas++;
+    return 1;
+}
+
 int trace_next_cta(trace_kernel *k, trace_cta *c, base_err *e)
 {
     if (k->nat)
         return trace_nat_next_cta(k, c, e);
+    if (k->lines.next_cta)
+        return lines_next_cta(k, c, e);
     int rc = trace_k_begin_cta(k, e);
     if (rc <= 0)
         return rc;

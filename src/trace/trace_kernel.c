@@ -309,6 +309,39 @@ trace_kernel *trace_kernel_open_rd(base_rd *r, base_err *e)
     return k;
 }
 
+trace_kernel *trace_kernel_from_lines(const char *name, const trace_wheader *h, uint64_t id,
+                                      trace_lines_src src, base_err *e)
+{
+    base_rd *r = base_rd_open_mem(name, "", 0, e);
+    if (!r) {
+        if (src.free)
+            src.free(src.ctx);
+        return NULL;
+    }
+    trace_kernel *k = base_calloc(1, sizeof *k);
+    k->r = r;
+    k->lines = src;
+    trace_header *t = &k->h;
+    t->name = base_strdup(h->name);
+    t->kernel_id = (int64_t)id;
+    memcpy(t->grid, h->grid, sizeof t->grid);
+    memcpy(t->block, h->block, sizeof t->block);
+    t->shmem = h->shmem;
+    t->nregs = h->nregs;
+    t->binary_version = h->binary_version;
+    t->stream_id = h->stream_id;
+    t->shmem_base = h->shmem_base;
+    t->local_base = h->local_base;
+    t->nvbit_version =
+        base_strdup(h->nvbit_version && *h->nvbit_version ? h->nvbit_version : "1.7");
+    t->tracer_version = TRACE_WRITE_VERSION;
+    if (header_finish(k, REQ_ALL, e)) {
+        trace_kernel_close(k);
+        return NULL;
+    }
+    return k;
+}
+
 static int ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -355,6 +388,7 @@ trace_kernel *trace_kernel_open_mem(const char *name, const void *data, size_t n
 }
 
 int trace_kernel_is_native(const trace_kernel *k) { return k->nat != NULL; }
+int trace_kernel_is_text(const trace_kernel *k) { return !k->nat && !k->lines.next_cta; }
 uint64_t trace_kernel_nctas(const trace_kernel *k)
 {
     return k->nat ? trace_nat_nctas(k) : UINT64_MAX;
@@ -375,6 +409,8 @@ void trace_kernel_close(trace_kernel *k)
         return;
     base_rd_close(k->r);
     trace_nat_free(k->nat);
+    if (k->lines.free)
+        k->lines.free(k->lines.ctx);
     free(k->h.name);
     free(k->h.nvbit_version);
     trace_k_parser_free(k);

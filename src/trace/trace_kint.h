@@ -3,6 +3,7 @@
 #define LOCKSTEP_TRACE_KINT_H
 
 #include "trace.h"
+#include "write.h"
 
 struct trace_kernel {
     base_rd *r;
@@ -30,6 +31,9 @@ struct trace_kernel {
      * text reader's dictionary holds at the same point */
     struct trace_native *nat;
     size_t nshown;
+    /* kernels built from lines (trace_kernel_from_lines): r is then an empty reader that
+     * only names the kernel, and the producer fills each CTA */
+    trace_lines_src lines;
     /* a reader over one thread block's lines taken off the file beforehand (trace_par.c):
      * r is then NULL, lines come from cur (each NUL-terminated) up to cur_end, numbered after
      * cur_lineno; at cur_end, cur_err (a read error the lines stopped at) or the end of file */
@@ -63,6 +67,10 @@ int trace_k_keynum(trace_kernel *k, const char *key, uint64_t max, uint64_t *v, 
  * new: the same entries for text and native kernels. -1 with e set on an opcode the
  * kernel's ISA family does not have. */
 int64_t trace_k_dict_index(trace_kernel *k, const trace_line *l, base_err *e);
+
+/* Appends the instruction of line l to c (its dictionary entry found or added): what a text
+ * kernel does with each parsed line, and a kernel built from lines with each line given. */
+int trace_k_add_line(trace_kernel *k, trace_cta *c, const trace_line *l, base_err *e);
 
 /* Frees the line scratch and the dictionary (all a chunk's reader owns). */
 void trace_k_parser_free(trace_kernel *k);

@@ -162,12 +162,20 @@ int trace_list_open(const char *path, trace_list *l, base_err *e)
     return rc;
 }
 
+void trace_list_add_kernel(trace_list *l, const char *path)
+{
+    trace_cmd *c = add_cmd(l, TRACE_CMD_KERNEL, l->ncmds + 1, path, strlen(path));
+    c->path = base_strdup(path);
+    l->nkernels++;
+}
+
 void trace_list_free(trace_list *l)
 {
+    if (l->src_free)
+        l->src_free(l->src);
     for (size_t i = 0; i < l->ncmds; i++) {
         free(l->cmds[i].text);
         free(l->cmds[i].path);
-        free(l->cmds[i].mem);
     }
     free(l->cmds);
     free(l->path);

@@ -73,7 +73,7 @@ static void append(trace_chunk *ch, const char *line, size_t n)
 
 int trace_split_cta(trace_kernel *k, trace_chunk *ch, base_err *e)
 {
-    if (k->nat || k->chunked)
+    if (!trace_kernel_is_text(k) || k->chunked)
         return trace_fail(e, "%s: internal: thread blocks are split from text kernel files only",
                           trace_k_name(k));
     int rc = trace_k_begin_cta(k, e);

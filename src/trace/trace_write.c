@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../base/rd.h"
 #include "../base/wr.h"
 
 /* ---- lines ---- */
@@ -106,39 +105,19 @@ void trace_format_line(base_buf *b, const trace_wline *l)
 /* ---- directory ---- */
 
 typedef struct wfile {
-    char *tmp, *final;   /* full paths (NULL in memory) */
+    char *tmp, *final;   /* full paths */
     char *listed;        /* name as written in kernelslist.g */
-    base_buf text;       /* in memory: the kernel file's bytes */
 } wfile;
 
 struct trace_wdir {
-    char *dir;           /* NULL: in memory */
-    char *prefix;        /* in memory: what kernel paths start with */
+    char *dir;
     int xz;
     base_buf list;       /* kernelslist.g text */
     wfile *files;
     size_t nfiles, cap;
     base_wr *k;          /* open kernel file */
-    int open;            /* a kernel is open */
-    base_buf tmp;        /* a file's next bytes, formatted */
     uint64_t kernels, warp_insts, bytes;
 };
-
-/* Where the open kernel's next bytes are formatted: its text in memory, or a scratch buffer
- * that done() hands to its file. */
-static base_buf *kbuf(trace_wdir *d)
-{
-    if (!d->dir)
-        return &d->files[d->nfiles - 1].text;
-    d->tmp.len = 0;
-    return &d->tmp;
-}
-
-static void done(trace_wdir *d, const base_buf *b)
-{
-    if (d->dir)
-        base_wr_write(d->k, b->s, b->len);
-}
 
 /* mkdir -p: creates the missing parents of dir, then dir. */
 static int make_dirs(const char *dir)
@@ -180,94 +159,67 @@ void trace_wdir_memcpy(trace_wdir *d, uint64_t addr, uint64_t bytes)
     base_buf_printf(&d->list, "MemcpyHtoD,0x%016" PRIx64 ",%" PRIu64 "\n", addr, bytes);
 }
 
-trace_wdir *trace_wdir_open_mem(const char *prefix)
+static void write_header(base_wr *w, uint64_t id, const trace_wheader *h)
 {
-    trace_wdir *d = base_calloc(1, sizeof *d);
-    d->prefix = base_strdup(prefix);
-    return d;
-}
-
-static void write_header(trace_wdir *d, uint64_t id, const trace_wheader *h)
-{
-    base_buf *b = kbuf(d);
-    base_buf_printf(b, "-kernel name = %s\n-kernel id = %" PRIu64 "\n", h->name, id);
-    base_buf_printf(b, "-grid dim = (%u,%u,%u)\n", h->grid[0], h->grid[1], h->grid[2]);
-    base_buf_printf(b, "-block dim = (%u,%u,%u)\n", h->block[0], h->block[1], h->block[2]);
-    base_buf_printf(b, "-shmem = %" PRIu64 "\n-nregs = %u\n", h->shmem, h->nregs);
-    base_buf_printf(b, "-binary version = %d\n-cuda stream id = %" PRIu64 "\n",
-                    h->binary_version, h->stream_id);
-    base_buf_printf(b, "-shmem base_addr = 0x%016" PRIx64 "\n", h->shmem_base);
-    base_buf_printf(b, "-local mem base_addr = 0x%016" PRIx64 "\n", h->local_base);
-    base_buf_printf(b, "-nvbit version = %s\n",
-                    h->nvbit_version && *h->nvbit_version ? h->nvbit_version : "1.7");
-    base_buf_printf(b, "-accelsim tracer version = %d\n-enable lineinfo = 0\n\n",
-                    TRACE_WRITE_VERSION);
-    base_buf_puts(b, "#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num "
-                     "[reg_srcs] mem_width [adrrescompress?] [mem_addresses] immediate\n\n\n");
-    done(d, b);
+    base_wr_printf(w, "-kernel name = %s\n-kernel id = %" PRIu64 "\n", h->name, id);
+    base_wr_printf(w, "-grid dim = (%u,%u,%u)\n", h->grid[0], h->grid[1], h->grid[2]);
+    base_wr_printf(w, "-block dim = (%u,%u,%u)\n", h->block[0], h->block[1], h->block[2]);
+    base_wr_printf(w, "-shmem = %" PRIu64 "\n-nregs = %u\n", h->shmem, h->nregs);
+    base_wr_printf(w, "-binary version = %d\n-cuda stream id = %" PRIu64 "\n",
+                   h->binary_version, h->stream_id);
+    base_wr_printf(w, "-shmem base_addr = 0x%016" PRIx64 "\n", h->shmem_base);
+    base_wr_printf(w, "-local mem base_addr = 0x%016" PRIx64 "\n", h->local_base);
+    base_wr_printf(w, "-nvbit version = %s\n",
+                   h->nvbit_version && *h->nvbit_version ? h->nvbit_version : "1.7");
+    base_wr_printf(w, "-accelsim tracer version = %d\n-enable lineinfo = 0\n\n",
+                   TRACE_WRITE_VERSION);
+    base_wr_puts(w, "#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num "
+                    "[reg_srcs] mem_width [adrrescompress?] [mem_addresses] immediate\n\n\n");
 }
 
 int trace_wdir_kernel_begin(trace_wdir *d, const trace_wheader *h, base_err *e)
 {
-    if (d->open)
+    if (d->k)
         return base_fail(e, BASE_EXIT_INTERNAL, "trace writer: kernel already open");
     uint64_t id = d->kernels + 1;
-    wfile f = {0};
+    wfile f;
     f.listed = base_sprintf("kernel-%" PRIu64 ".traceg%s", id, d->xz ? ".xz" : "");
-    if (d->dir) {
-        f.final = base_sprintf("%s/%s", d->dir, f.listed);
-        f.tmp = base_sprintf("%s/.partial-%ld-%s", d->dir, (long)getpid(), f.listed);
-        d->k = base_wr_open(f.tmp, d->xz, e);
-        if (!d->k) {
-            free(f.listed);
-            free(f.final);
-            free(f.tmp);
-            return -1;
-        }
+    f.final = base_sprintf("%s/%s", d->dir, f.listed);
+    f.tmp = base_sprintf("%s/.partial-%ld-%s", d->dir, (long)getpid(), f.listed);
+    d->k = base_wr_open(f.tmp, d->xz, e);
+    if (!d->k) {
+        free(f.listed);
+        free(f.final);
+        free(f.tmp);
+        return -1;
     }
     base_grow(&d->files, &d->cap, d->nfiles + 1, sizeof *d->files);
     d->files[d->nfiles++] = f;
     d->kernels = id;
-    d->open = 1;
-    write_header(d, id, h);
+    write_header(d->k, id, h);
     base_buf_printf(&d->list, "%s\n", f.listed);
     return 0;
 }
 
 void trace_wdir_cta_begin(trace_wdir *d, uint32_t x, uint32_t y, uint32_t z)
 {
-    base_buf *b = kbuf(d);
-    base_buf_printf(b, "\n#BEGIN_TB\n\nthread block = %u,%u,%u\n", x, y, z);
-    done(d, b);
+    base_wr_printf(d->k, "\n#BEGIN_TB\n\nthread block = %u,%u,%u\n", x, y, z);
 }
 
 void trace_wdir_warp(trace_wdir *d, uint32_t warp, uint64_t n, const char *text, size_t len)
 {
-    base_buf *b = kbuf(d);
-    base_buf_printf(b, "\nwarp = %u\ninsts = %" PRIu64 "\n", warp, n);
-    if (d->dir) {
-        done(d, b);
-        base_wr_write(d->k, text, len);
-    } else {
-        base_buf_put(b, text, len);
-    }
+    base_wr_printf(d->k, "\nwarp = %u\ninsts = %" PRIu64 "\n", warp, n);
+    base_wr_write(d->k, text, len);
     d->warp_insts += n;
 }
 
 void trace_wdir_cta_end(trace_wdir *d)
 {
-    base_buf *b = kbuf(d);
-    base_buf_puts(b, "\n#END_TB\n");
-    done(d, b);
+    base_wr_puts(d->k, "\n#END_TB\n");
 }
 
 int trace_wdir_kernel_end(trace_wdir *d, base_err *e)
 {
-    d->open = 0;
-    if (!d->dir) {
-        d->bytes += d->files[d->nfiles - 1].text.len;
-        return 0;
-    }
     d->bytes += base_wr_bytes(d->k);
     int rc = base_wr_commit(d->k, e);
     d->k = NULL;
@@ -314,23 +266,18 @@ static void free_dir(trace_wdir *d)
         free(d->files[i].tmp);
         free(d->files[i].final);
         free(d->files[i].listed);
-        base_buf_free(&d->files[i].text);
     }
     free(d->files);
     base_buf_free(&d->list);
-    base_buf_free(&d->tmp);
     free(d->dir);
-    free(d->prefix);
     free(d);
 }
 
 int trace_wdir_commit(trace_wdir *d, base_err *e)
 {
-    if (d->open || !d->dir) {
-        base_fail(e, BASE_EXIT_INTERNAL, "trace writer: %s",
-                  d->open ? "kernel not ended" : "a writer in memory commits a list");
+    if (d->k) {
         trace_wdir_abort(d);
-        return -1;
+        return base_fail(e, BASE_EXIT_INTERNAL, "trace writer: kernel not ended");
     }
     char *lp = base_sprintf("%s/kernelslist.g", d->dir);
     base_wr *w = base_wr_open(lp, 0, e);
@@ -356,44 +303,13 @@ int trace_wdir_commit(trace_wdir *d, base_err *e)
     return rc;
 }
 
-int trace_wdir_commit_list(trace_wdir *d, trace_list *l, base_err *e)
-{
-    memset(l, 0, sizeof *l);
-    if (d->open || d->dir) {
-        base_fail(e, BASE_EXIT_INTERNAL, "trace writer: %s",
-                  d->open ? "kernel not ended" : "a writer to files commits its directory");
-        trace_wdir_abort(d);
-        return -1;
-    }
-    l->path = base_sprintf("%skernelslist.g", d->prefix);
-    l->dir = base_strdup("");
-    base_rd *r = base_rd_open_mem(l->path, d->list.s ? d->list.s : "", d->list.len, e);
-    int rc = r ? trace_list_read(r, "", l, e) : -1;
-    base_rd_close(r);
-    for (size_t i = 0, k = 0; rc == 0 && i < l->ncmds; i++) {
-        trace_cmd *c = &l->cmds[i];
-        if (c->kind != TRACE_CMD_KERNEL)
-            continue;
-        free(c->path);
-        c->path = base_sprintf("%s%s", d->prefix, c->text);
-        c->mem_len = d->files[k].text.len;
-        c->mem = d->files[k++].text.s;
-        d->files[k - 1].text = (base_buf){0};
-    }
-    if (rc)
-        trace_list_free(l);
-    free_dir(d);
-    return rc;
-}
-
 void trace_wdir_abort(trace_wdir *d)
 {
     if (!d)
         return;
     base_wr_abort(d->k);
     for (size_t i = 0; i < d->nfiles; i++)
-        if (d->files[i].tmp)
-            remove(d->files[i].tmp);
+        remove(d->files[i].tmp);
     free_dir(d);
 }
 

@@ -55,10 +55,6 @@ typedef struct trace_wdir trace_wdir;
 /* Starts writing a trace into dir (created with its parents when missing). xz: kernel files
  * are kernel-N.traceg.xz. */
 trace_wdir *trace_wdir_open(const char *dir, int xz, base_err *e);
-/* The same in memory: nothing touches the file system, and trace_wdir_commit_list (not
- * trace_wdir_commit) ends it. Kernel files are plain text; their paths in the list are
- * prefix + "kernel-N.traceg". */
-trace_wdir *trace_wdir_open_mem(const char *prefix);
 /* A "MemcpyHtoD,0x<16 hex>,<bytes>" command at this point of the list. */
 void trace_wdir_memcpy(trace_wdir *d, uint64_t addr, uint64_t bytes);
 /* Starts the next kernel (kernel id = 1, 2, ... in call order) and writes its header; the
@@ -72,11 +68,31 @@ int trace_wdir_kernel_end(trace_wdir *d, base_err *e);
 /* Writes kernelslist.g, removes kernel-*.traceg[.xz] files of an earlier run that the new list
  * does not name, frees d. 0, or -1 with e set. */
 int trace_wdir_commit(trace_wdir *d, base_err *e);
-/* A writer in memory: hands its list over as *l (freed with trace_list_free), each kernel
- * command holding its file's text (trace_cmd.mem), and frees d. 0, or -1 with e set. */
-int trace_wdir_commit_list(trace_wdir *d, trace_list *l, base_err *e);
 /* Removes what was written and frees d (NULL allowed). */
 void trace_wdir_abort(trace_wdir *d);
+
+/* ---- kernels built from lines ----
+ *
+ * A kernel whose thread blocks a producer hands over line by line instead of a file's text
+ * (a MacSim trace run in place): the reader delivers what it would read from the file
+ * trace_wdir writes for the same header and lines (the same header, dictionary and CTAs,
+ * statistics alike) without formatting or parsing text. next_cta fills thread block c
+ * (already emptied, sized for the warps per CTA): for each warp in index order
+ * trace_lines_warp, then trace_lines_inst per instruction; it returns 1, 0 at the end, or -1
+ * with e set. free (may be NULL) releases ctx when the kernel closes. */
+typedef struct trace_lines_src {
+    int (*next_cta)(void *ctx, trace_kernel *k, trace_cta *c, base_err *e);
+    void (*free)(void *ctx);
+    void *ctx;
+} trace_lines_src;
+
+/* name: for messages and trace_kernel_path; id: the kernel id trace_wdir would write. The
+ * header is checked as a file's would be; NULL on error (src.free called). */
+trace_kernel *trace_kernel_from_lines(const char *name, const trace_wheader *h, uint64_t id,
+                                      trace_lines_src src, base_err *e);
+int trace_lines_warp(trace_kernel *k, trace_cta *c, uint32_t warp, base_err *e);
+int trace_lines_inst(trace_kernel *k, trace_cta *c, uint32_t warp, const trace_wline *l,
+                     base_err *e);
 
 /* Totals written so far (kernels, warp instructions, uncompressed bytes of kernel files). */
 uint64_t trace_wdir_kernels(const trace_wdir *d);
