@@ -226,16 +226,13 @@ int macsim_sass_opcode(const macsim_fmt *f, const macsim_ginst *g, int fam, char
 int macsim_to_accelsim(const char *src, const char *dir, const macsim_opts *o,
                        macsim_summary *s, base_err *e);
 
-/* The same in steps: open reads and checks every record (NULL on error); write writes every
- * kernel into d (which the caller then commits or aborts); list hands the trace to the
- * simulator as it is, each kernel read in place (trace_kernel_from_lines: the CTAs, lines and
- * statistics of the converted text, without the text), and the list owns m from then on
- * (trace_list_free closes it). */
+/* The trace read in place (`lockstep run`): open reads and checks every record (NULL on
+ * error); list hands the trace to the simulator as it is, each kernel read in place
+ * (trace_kernel_from_lines: the CTAs, lines and statistics of the converted text, without the
+ * text), and the list owns m from then on (trace_list_free closes it). */
 typedef struct macsim_conv macsim_conv;
-struct trace_wdir;
 struct trace_list;
 macsim_conv *macsim_conv_open(const char *src, const macsim_opts *o, base_err *e);
-int macsim_conv_write(macsim_conv *m, struct trace_wdir *d, base_err *e);
 void macsim_conv_list(macsim_conv *m, struct trace_list *l);
 void macsim_conv_summary(const macsim_conv *m, macsim_summary *s);
 void macsim_conv_close(macsim_conv *m);

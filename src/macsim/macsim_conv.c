@@ -365,15 +365,6 @@ macsim_conv *macsim_conv_open(const char *src, const macsim_opts *o, base_err *e
     return m;
 }
 
-int macsim_conv_write(macsim_conv *m, trace_wdir *d, base_err *e)
-{
-    m->c.d = d;
-    for (size_t i = 0; i < m->run.t.nkernels; i++)
-        if (write_kernel(&m->c, i, e))
-            return -1;
-    return 0;
-}
-
 void macsim_conv_summary(const macsim_conv *m, macsim_summary *s)
 {
     macsim_run_summary(&m->run, s);
@@ -469,8 +460,10 @@ int macsim_to_accelsim(const char *src, const char *dir, const macsim_opts *o,
     macsim_conv *m = macsim_conv_open(src, o, e);
     if (!m)
         return -1;
-    trace_wdir *d = trace_wdir_open(dir, o && o->xz, e);
-    int rc = d ? macsim_conv_write(m, d, e) : -1;
+    trace_wdir *d = m->c.d = trace_wdir_open(dir, o && o->xz, e);
+    int rc = d ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < m->run.t.nkernels; i++)
+        rc = write_kernel(&m->c, i, e);
     if (d)
         rc = rc == 0 ? trace_wdir_commit(d, e) : (trace_wdir_abort(d), -1);
     if (rc == 0 && s)
