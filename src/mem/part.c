@@ -342,6 +342,8 @@ void mem_part_push(mem_part *p, uint32_t sub_i, const mem_req *r, uint64_t core_
     u->pushed[r->op == MEM_RD ? 0 : r->op == MEM_WR ? 1 : 2]++;
 }
 
+uint64_t mem_part_rop_latency(const mem_part *p) { return p->rop_lat; }
+
 /* The serial phase's counts join the statistics when they are read (a safe point). */
 static void pushed_fold(mem_part *p)
 {
@@ -592,6 +594,22 @@ void mem_part_l2_cycle(mem_part *p, uint64_t core_cycle)
     p->l2_quiet = l2_side_idle(p);
 }
 
+uint64_t mem_part_l2_wake(const mem_part *p)
+{
+    if (p->have_ret)
+        return 0;
+    uint64_t t = UINT64_MAX;
+    for (uint32_t i = 0; i < p->n_sub; i++) {
+        const sub *u = &p->s[i];
+        if (!mem_q_empty(&u->in) || !mem_q_empty(&u->missq.q) || !mem_q_empty(&u->from_dram) ||
+            !mem_q_empty(&u->ready))
+            return 0;
+        if (!mem_q_empty(&u->rop.q) && u->rop.t[u->rop.q.head] < t)
+            t = u->rop.t[u->rop.q.head];
+    }
+    return t;
+}
+
 /* From the queues themselves: a count kept beside them would be written by both sides. */
 uint32_t mem_part_replies(const mem_part *p)
 {
@@ -737,9 +755,11 @@ static inline void dram_side_cycle(mem_part *p, uint64_t core_cycle)
 }
 
 /* How many of the next DRAM-side cycles would only count themselves: nothing to return, to
- * arbitrate or to push, and the DRAM itself waiting on a command's time or a burst (0 when
- * nothing is queued or in flight either: that cycle goes quiet). Nothing the L2 side does
- * reaches here within a run of deferred cycles. */
+ * arbitrate or to push, and the DRAM itself waiting on a command's time or a burst, or, with
+ * nothing queued or in flight, the latency queue's head on a core cycle still to come (then
+ * every call at this core cycle: UINT64_MAX). 0 when nothing is queued, in flight or on its
+ * way: that cycle goes quiet. Nothing the L2 side does reaches here within a run of deferred
+ * cycles. */
 static uint64_t dram_side_wait(const mem_part *p, uint64_t core_cycle)
 {
     if (p->have_ret || dram_ret_ready(p->d))
@@ -747,7 +767,9 @@ static uint64_t dram_side_wait(const mem_part *p, uint64_t core_cycle)
     if (dram_can_accept(p->d) && (tq_ready(&p->latq, core_cycle) || arbiter_pick(p) != NIL))
         return 0; /* a push or an arbitration (latq_can_push, arbitrate) */
     uint64_t w = dram_wait(p->d);
-    return w == UINT64_MAX ? 0 : w;
+    if (w != UINT64_MAX)
+        return w;
+    return mem_q_empty(&p->latq.q) ? 0 : UINT64_MAX;
 }
 
 void mem_part_dram_cycle(mem_part *p, uint64_t core_cycle)

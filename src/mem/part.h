@@ -39,7 +39,9 @@ int mem_part_l2_has_tags(const mem_part *p, uint32_t sub);
 
 /* Sub-partition `sub` is local to this channel (0..n_sub-1). */
 int mem_part_can_accept(const mem_part *p, uint32_t sub);
+/* A request pushed at core cycle x leaves the ROP delay at x + mem_part_rop_latency. */
 void mem_part_push(mem_part *p, uint32_t sub, const mem_req *r, uint64_t core_cycle);
+uint64_t mem_part_rop_latency(const mem_part *p);
 void mem_part_l2_cycle(mem_part *p, uint64_t core_cycle);
 void mem_part_dram_cycle(mem_part *p, uint64_t core_cycle);
 /* Up to n DRAM cycles in a row at one core cycle, stopping before the first that would only
@@ -57,6 +59,10 @@ uint32_t mem_part_replies(const mem_part *p); /* replies waiting in all its sub-
  * mem_part_set_now does). Changes only in its own cycles, and by mem_part_push (L2 side). */
 enum { MEM_PART_DRAM_IDLE = 1, MEM_PART_L2_IDLE = 2 };
 unsigned mem_part_idle(const mem_part *p);
+/* The first core cycle whose L2 cycle may act, when its L2 side holds nothing but requests in
+ * their ROP delay (UINT64_MAX when it holds none); 0 when it may act now. Until that cycle an
+ * L2 cycle only sets the time, unless a DRAM cycle hands it a fill or a push a request. */
+uint64_t mem_part_l2_wake(const mem_part *p);
 int mem_part_busy(const mem_part *p);
 
 /* Fast-forward. mem_part_wake: -1 when the partition may act at its next clock edge;

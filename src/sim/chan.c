@@ -15,7 +15,17 @@
  * between), and what the serial phases of the next edge do to a channel (requests into the
  * ROP queue, replies out of the reply queue) touches nothing a DRAM cycle reads or writes.
  * The busy set cannot change in between either, as only L2 cycles wake a DRAM side. So a run
- * hands its threads one edge per core cycle, not three. */
+ * hands its threads one edge per core cycle, not three.
+ *
+ * An L2 side that holds nothing but requests in their ROP delay sleeps (mem_part_l2_wake):
+ * its L2 cycles before the first head leaves the delay would only set its time, so the edges
+ * before that cycle give it no task for its L2 side. That is exact while nothing else reaches
+ * the side, and what can is seen: a DRAM cycle runs only in the channel's own task, which
+ * runs its L2 cycle too and finds the side's state anew, and a push (sim_chans_pushed) can
+ * only add a later head, as every request waits the same delay. A push into an idle side puts
+ * it to sleep in the same way. Waiting for its ROP delay is most of what a channel does in a
+ * latency-bound kernel: without this, 38,203 of nvbit_vectormultadd_4096's 51,369 channel
+ * tasks only set the time. */
 #include "sim_int.h"
 #include <stdlib.h>
 
@@ -34,6 +44,9 @@ void sim_chans_init(sim *g)
     h->busy_dram = base_calloc(h->nw, sizeof *h->busy_dram);
     h->busy_l2 = base_calloc(h->nw, sizeof *h->busy_l2);
     h->has_rep = base_calloc(h->nw, sizeof *h->has_rep);
+    h->sleep = base_calloc(h->nw, sizeof *h->sleep);
+    h->wake = base_calloc(g->n_chan, sizeof *h->wake);
+    h->next_wake = UINT64_MAX;
     h->task = base_calloc(g->n_chan, sizeof *h->task);
     h->last = base_calloc((size_t)g->n_chan * (SIM_PAD / 2), sizeof *h->last);
     for (uint32_t c = 0; c < g->n_chan; c++) { /* a new channel has not yet found itself idle */
@@ -48,8 +61,27 @@ void sim_chans_free(sim *g)
     free(h->busy_dram);
     free(h->busy_l2);
     free(h->has_rep);
+    free(h->sleep);
+    free(h->wake);
     free(h->task);
     free(h->last);
+}
+
+/* Sleeping L2 sides whose wake has come join the busy ones. */
+static void wake_sleepers(sim_chans *h)
+{
+    uint64_t next = UINT64_MAX;
+    for (uint32_t w = 0; w < h->nw; w++)
+        for (uint64_t bits = h->sleep[w]; bits; bits &= bits - 1) {
+            uint32_t b = (uint32_t)__builtin_ctzll(bits), c = w * 64 + b;
+            if (h->wake[c] <= h->now) {
+                h->sleep[w] &= ~(1ull << b);
+                h->busy_l2[w] |= 1ull << b;
+            } else if (h->wake[c] < next) {
+                next = h->wake[c];
+            }
+        }
+    h->next_wake = next;
 }
 
 /* The channels edge `m` must cycle, in index order; returns how many. */
@@ -59,6 +91,8 @@ uint32_t sim_chans_plan(sim *g, unsigned m)
     int on_dram = (m & 1u << CLK_DRAM) != 0, on_l2 = (m & 1u << CLK_L2) != 0;
     uint32_t n = 0;
     h->now = g->cycle;
+    if (on_l2 && h->now >= h->next_wake)
+        wake_sleepers(h);
     if (on_dram)
         h->dram_edges++;
     int dram_due = on_dram || h->pend;
@@ -107,8 +141,15 @@ void sim_chans_task(sim *g, uint32_t i, unsigned m, uint32_t me)
     f[SMF_CH_RAN * g->smf_words] |= bit;
     if (!(idle & MEM_PART_DRAM_IDLE))
         f[SMF_CH_DRAM * g->smf_words] |= bit;
-    if (!(idle & MEM_PART_L2_IDLE))
-        f[SMF_CH_L2 * g->smf_words] |= bit;
+    if (!(idle & MEM_PART_L2_IDLE)) {
+        uint64_t w = mem_part_l2_wake(p);
+        if (w > g->cycle + 1) { /* the next edge would find it asleep too */
+            h->last[c * (SIM_PAD / 2) + 1] = w;
+            f[SMF_CH_SLEEP * g->smf_words] |= bit;
+        } else {
+            f[SMF_CH_L2 * g->smf_words] |= bit;
+        }
+    }
     if (mem_part_replies(p))
         f[SMF_CH_REP * g->smf_words] |= bit;
 }
@@ -131,21 +172,45 @@ void sim_chans_after(sim *g, uint32_t ntask)
     if (!ntask)
         return;
     for (uint32_t w = 0; w < h->nw; w++) {
-        uint64_t ran = sim_smf_take(g, SMF_CH_RAN, w);
+        uint64_t ran = sim_smf_take(g, SMF_CH_RAN, w), slept = sim_smf_take(g, SMF_CH_SLEEP, w);
         h->busy_dram[w] = (h->busy_dram[w] & ~ran) | sim_smf_take(g, SMF_CH_DRAM, w);
         h->busy_l2[w] = (h->busy_l2[w] & ~ran) | sim_smf_take(g, SMF_CH_L2, w);
         h->has_rep[w] = (h->has_rep[w] & ~ran) | sim_smf_take(g, SMF_CH_REP, w);
+        h->sleep[w] = (h->sleep[w] & ~ran) | slept;
+        for (; slept; slept &= slept - 1) {
+            uint32_t c = w * 64 + (uint32_t)__builtin_ctzll(slept);
+            h->wake[c] = h->last[c * (SIM_PAD / 2) + 1];
+            if (h->wake[c] < h->next_wake)
+                h->next_wake = h->wake[c];
+        }
     }
 }
 
-void sim_chans_pushed(sim *g, uint32_t c) { set_bit(g->ch.busy_l2, c, 1); }
+void sim_chans_pushed(sim *g, uint32_t c, uint64_t ready)
+{
+    sim_chans *h = &g->ch;
+    uint64_t bit = 1ull << (c % 64);
+    if (h->busy_l2[c / 64] & bit)
+        return;
+    if (ready <= g->cycle + 1) {
+        h->busy_l2[c / 64] |= bit;
+        h->sleep[c / 64] &= ~bit;
+        return;
+    }
+    if (!(h->sleep[c / 64] & bit) || ready < h->wake[c])
+        h->wake[c] = ready;
+    h->sleep[c / 64] |= bit;
+    if (h->wake[c] < h->next_wake)
+        h->next_wake = h->wake[c];
+}
 
 /* Idle on both sides with no replies waiting, a channel cannot act without new input. */
 int sim_chans_may_act(const sim *g, uint32_t c)
 {
     const sim_chans *h = &g->ch;
     uint64_t bit = 1ull << (c % 64);
-    return ((h->busy_dram[c / 64] | h->busy_l2[c / 64] | h->has_rep[c / 64]) & bit) != 0;
+    return ((h->busy_dram[c / 64] | h->busy_l2[c / 64] | h->sleep[c / 64] | h->has_rep[c / 64]) &
+            bit) != 0;
 }
 
 /* Replies leave their sub-partitions into the interconnect, sub-partitions in index order. */

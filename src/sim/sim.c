@@ -189,7 +189,7 @@ static void icnt_to_parts(sim *g)
         mem_req x;
         if (icnt_try_pop(g->net, ICNT_REQ, i, &x)) {
             mem_part_push(p, si, &x, g->cycle);
-            sim_chans_pushed(g, c);
+            sim_chans_pushed(g, c, g->cycle + mem_part_rop_latency(p));
             g->moved++;
         }
     }

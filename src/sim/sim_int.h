@@ -93,8 +93,13 @@ typedef struct sim_team {
 typedef struct sim_chans {
     uint32_t nw;                 /* 64-bit words of each bitmap */
     uint64_t *busy_dram, *busy_l2, *has_rep;
+    uint64_t *sleep;             /* L2 sides waiting only on their ROP delay (not in busy_l2) */
+    uint64_t *wake;              /* a sleeping L2 side's first core cycle that may act */
+    uint64_t next_wake;          /* the earliest of those (UINT64_MAX: none) */
     uint32_t *task;              /* the channels with a task this edge */
-    uint64_t *last;              /* dram_edges at each channel's last task or sync (SIM_PAD/2 apart) */
+    /* per channel, SIM_PAD/2 apart (written by its task): dram_edges at its last task or
+     * sync, then the wake its task found */
+    uint64_t *last;
     uint64_t dram_edges;         /* DRAM edges so far */
     uint32_t pend;               /* DRAM-only edges deferred since the last channel tasks */
     uint64_t now;                /* the core cycle the last memory edge saw */
@@ -375,7 +380,8 @@ uint32_t sim_chans_plan(sim *g, unsigned m);       /* the channel tasks of edge 
 void sim_chans_defer(sim *g);                      /* an edge of the DRAM clock alone */
 void sim_chans_task(sim *g, uint32_t i, unsigned m, uint32_t me);
 void sim_chans_after(sim *g, uint32_t ntask);      /* serial, after phase B */
-void sim_chans_pushed(sim *g, uint32_t c);         /* a request entered channel c */
+/* a request entered channel c, to leave its ROP delay at core cycle `ready` */
+void sim_chans_pushed(sim *g, uint32_t c, uint64_t ready);
 int sim_chans_may_act(const sim *g, uint32_t c);   /* 0: no wake to ask (ff.c) */
 void sim_chans_replies_out(sim *g);                /* replies into the interconnect */
 void sim_sync_channels(sim *g); /* before a serial phase reads or prefills a channel */
@@ -416,10 +422,10 @@ void sim_task_prefetch(const sim *g, uint32_t i); /* before task i: fetch what i
  * helpers (team_min_left_ms); sets res->solo_left_ms (-1: no estimate made) */
 int sim_work_left(sim *g, double secs, uint64_t done);
 /* SMs: progress, a request to send (and more behind it), CTAs to retire, work left inside,
- * room for a reply; channels: ran, and after it their DRAM side busy, their L2 side busy,
- * replies waiting */
+ * room for a reply; channels: ran, and after it their DRAM side busy, their L2 side busy or
+ * asleep (its wake in the channel's `last` slot), replies waiting */
 enum { SMF_PROG, SMF_OUT, SMF_OUT2, SMF_DONE, SMF_ACT, SMF_INROOM,
-       SMF_CH_RAN, SMF_CH_DRAM, SMF_CH_L2, SMF_CH_REP, SMF_KINDS };
+       SMF_CH_RAN, SMF_CH_DRAM, SMF_CH_L2, SMF_CH_SLEEP, SMF_CH_REP, SMF_KINDS };
 /* The end of SM s's task on thread `me` (either loop): its park's end where the serial phase
  * reads it, written only when it changes (eight SMs share a host line, and a store of the same
  * value still takes the line from the cores of its other SMs, every edge for nothing), and its
