@@ -594,7 +594,7 @@ void mem_part_l2_cycle(mem_part *p, uint64_t core_cycle)
     p->l2_quiet = l2_side_idle(p);
 }
 
-uint64_t mem_part_l2_wake(const mem_part *p)
+static uint64_t l2_wake(const mem_part *p)
 {
     if (p->have_ret)
         return 0;
@@ -608,6 +608,20 @@ uint64_t mem_part_l2_wake(const mem_part *p)
             t = u->rop.t[u->rop.q.head];
     }
     return t;
+}
+
+uint64_t mem_part_sleep(const mem_part *p)
+{
+    uint64_t t = l2_wake(p);
+    if (!t || p->quiet)
+        return t;
+    if (dram_busy(p->d) || mem_q_empty(&p->latq.q))
+        return 0;
+    for (uint32_t i = 0; i < p->n_sub; i++)
+        if (!mem_q_empty(&p->s[i].to_dram))
+            return 0;
+    uint64_t d = p->latq.t[p->latq.q.head];
+    return d < t ? d : t;
 }
 
 /* From the queues themselves: a count kept beside them would be written by both sides. */

@@ -59,10 +59,12 @@ uint32_t mem_part_replies(const mem_part *p); /* replies waiting in all its sub-
  * mem_part_set_now does). Changes only in its own cycles, and by mem_part_push (L2 side). */
 enum { MEM_PART_DRAM_IDLE = 1, MEM_PART_L2_IDLE = 2 };
 unsigned mem_part_idle(const mem_part *p);
-/* The first core cycle whose L2 cycle may act, when its L2 side holds nothing but requests in
- * their ROP delay (UINT64_MAX when it holds none); 0 when it may act now. Until that cycle an
- * L2 cycle only sets the time, unless a DRAM cycle hands it a fill or a push a request. */
-uint64_t mem_part_l2_wake(const mem_part *p);
+/* The first core cycle at which the channel may act without new input, when until then its
+ * L2 cycles would only set the time and its DRAM-side calls only count (what mem_part_skip
+ * does): its L2 side holds nothing but requests in their ROP delay, and its DRAM side is
+ * quiet or holds nothing but requests in its latency queue. UINT64_MAX when it holds none; 0
+ * when it may act at its next edge. A push (new input) only adds a later ROP head. */
+uint64_t mem_part_sleep(const mem_part *p);
 int mem_part_busy(const mem_part *p);
 
 /* Fast-forward. mem_part_wake: -1 when the partition may act at its next clock edge;

@@ -17,17 +17,23 @@
  * The busy set cannot change in between either, as only L2 cycles wake a DRAM side. So a run
  * hands its threads one edge per core cycle, not three.
  *
- * An L2 side that holds nothing but requests in their ROP delay sleeps (mem_part_l2_wake):
- * its L2 cycles before the first head leaves the delay would only set its time, so the edges
- * before that cycle give it no task for its L2 side. That is exact while nothing else reaches
- * the side, and what can is seen: a DRAM cycle runs only in the channel's own task, which
- * runs its L2 cycle too and finds the side's state anew, and a push (sim_chans_pushed) can
- * only add a later head, as every request waits the same delay. A push into an idle side puts
- * it to sleep in the same way. Waiting for its ROP delay is most of what a channel does in a
- * latency-bound kernel: without this, 38,203 of nvbit_vectormultadd_4096's 51,369 channel
- * tasks only set the time. */
+ * A channel whose requests all wait out a delay timed in core cycles, the ROP delay before
+ * the L2 or the DRAM latency queue, sleeps until the first of them leaves it
+ * (mem_part_sleep): its L2 cycles before then would only set its time and its DRAM-side calls
+ * only count, so it gets no task until then, and its task after the wake counts the DRAM
+ * edges it slept through in one go before it runs the deferred ones, which saw the wake's
+ * cycle. That is exact, as nothing can reach a sleeping channel but a push
+ * (sim_chans_pushed), which can only add a later head, every request waiting the same delay;
+ * a push into an idle L2 side puts it to sleep in the same way. Waiting out those delays is
+ * most of what a channel does in a latency-bound kernel: before this, 38,203 of
+ * nvbit_vectormultadd_4096's 51,369 channel tasks only set the time (mem_part_l2_cycle) and
+ * its DRAM side took 39,088 calls to count cycles. */
 #include "sim_int.h"
 #include <stdlib.h>
+
+/* A channel's slots after its `last` (SIM_PAD/2 apart): the wake its task found, and the DRAM
+ * edge count up to which it slept (written serially when it wakes). */
+enum { SLOT_WAKE = 1, SLOT_SKIP = 2 };
 
 static void set_bit(uint64_t *b, uint32_t i, int on)
 {
@@ -67,7 +73,9 @@ void sim_chans_free(sim *g)
     free(h->last);
 }
 
-/* Sleeping L2 sides whose wake has come join the busy ones. */
+/* Sleeping channels whose wake has come join the busy ones. Their DRAM edges up to the
+ * deferred ones saw earlier core cycles and only count (SLOT_SKIP); the deferred ones saw
+ * this edge's cycle, so they run. */
 static void wake_sleepers(sim_chans *h)
 {
     uint64_t next = UINT64_MAX;
@@ -77,6 +85,8 @@ static void wake_sleepers(sim_chans *h)
             if (h->wake[c] <= h->now) {
                 h->sleep[w] &= ~(1ull << b);
                 h->busy_l2[w] |= 1ull << b;
+                h->busy_dram[w] |= 1ull << b;
+                h->last[c * (SIM_PAD / 2) + SLOT_SKIP] = h->dram_edges - h->pend;
             } else if (h->wake[c] < next) {
                 next = h->wake[c];
             }
@@ -91,7 +101,7 @@ uint32_t sim_chans_plan(sim *g, unsigned m)
     int on_dram = (m & 1u << CLK_DRAM) != 0, on_l2 = (m & 1u << CLK_L2) != 0;
     uint32_t n = 0;
     h->now = g->cycle;
-    if (on_l2 && h->now >= h->next_wake)
+    if (h->now >= h->next_wake)
         wake_sleepers(h);
     if (on_dram)
         h->dram_edges++;
@@ -109,11 +119,16 @@ uint32_t sim_chans_plan(sim *g, unsigned m)
 
 static int is_set(const uint64_t *b, uint32_t i) { return (b[i / 64] >> (i % 64)) & 1; }
 
-/* The DRAM edges of channel c up to `edges`: cycled one by one while its DRAM side is busy
- * (deferred edges; once quiet a cycle only counts), counted in one go while it is quiet. */
+/* The DRAM edges of channel c up to `edges`: those it slept through counted, then the rest
+ * cycled one by one while its DRAM side is busy (deferred edges; once quiet a cycle only
+ * counts), counted in one go while it is quiet. */
 static void catch_up(sim_chans *h, mem_part *p, uint32_t c, uint64_t edges, uint64_t cycle)
 {
-    uint64_t *last = &h->last[c * (SIM_PAD / 2)];
+    uint64_t *last = &h->last[c * (SIM_PAD / 2)], slept = last[SLOT_SKIP];
+    if (*last < slept) {
+        mem_part_skip(p, slept - *last);
+        *last = slept;
+    }
     if (is_set(h->busy_dram, c) && *last < edges)
         *last += mem_part_dram_cycles(p, edges - *last, cycle);
     if (edges > *last)
@@ -139,16 +154,15 @@ void sim_chans_task(sim *g, uint32_t i, unsigned m, uint32_t me)
     uint64_t *f = g->smf + (size_t)me * g->smf_stride + c / 64, bit = 1ull << (c % 64);
     unsigned idle = mem_part_idle(p);
     f[SMF_CH_RAN * g->smf_words] |= bit;
-    if (!(idle & MEM_PART_DRAM_IDLE))
-        f[SMF_CH_DRAM * g->smf_words] |= bit;
-    if (!(idle & MEM_PART_L2_IDLE)) {
-        uint64_t w = mem_part_l2_wake(p);
-        if (w > g->cycle + 1) { /* the next edge would find it asleep too */
-            h->last[c * (SIM_PAD / 2) + 1] = w;
-            f[SMF_CH_SLEEP * g->smf_words] |= bit;
-        } else {
+    uint64_t w = idle == (MEM_PART_DRAM_IDLE | MEM_PART_L2_IDLE) ? 0 : mem_part_sleep(p);
+    if (w > g->cycle + 1) { /* the next edge would find it asleep too */
+        h->last[c * (SIM_PAD / 2) + SLOT_WAKE] = w;
+        f[SMF_CH_SLEEP * g->smf_words] |= bit;
+    } else {
+        if (!(idle & MEM_PART_DRAM_IDLE))
+            f[SMF_CH_DRAM * g->smf_words] |= bit;
+        if (!(idle & MEM_PART_L2_IDLE))
             f[SMF_CH_L2 * g->smf_words] |= bit;
-        }
     }
     if (mem_part_replies(p))
         f[SMF_CH_REP * g->smf_words] |= bit;
@@ -179,7 +193,7 @@ void sim_chans_after(sim *g, uint32_t ntask)
         h->sleep[w] = (h->sleep[w] & ~ran) | slept;
         for (; slept; slept &= slept - 1) {
             uint32_t c = w * 64 + (uint32_t)__builtin_ctzll(slept);
-            h->wake[c] = h->last[c * (SIM_PAD / 2) + 1];
+            h->wake[c] = h->last[c * (SIM_PAD / 2) + SLOT_WAKE];
             if (h->wake[c] < h->next_wake)
                 h->next_wake = h->wake[c];
         }
@@ -192,11 +206,6 @@ void sim_chans_pushed(sim *g, uint32_t c, uint64_t ready)
     uint64_t bit = 1ull << (c % 64);
     if (h->busy_l2[c / 64] & bit)
         return;
-    if (ready <= g->cycle + 1) {
-        h->busy_l2[c / 64] |= bit;
-        h->sleep[c / 64] &= ~bit;
-        return;
-    }
     if (!(h->sleep[c / 64] & bit) || ready < h->wake[c])
         h->wake[c] = ready;
     h->sleep[c / 64] |= bit;
