@@ -157,7 +157,8 @@ static void same_json_runs(const char *trace, const char *cfgdir, const char *co
 }
 
 /* The JSON of a whole run is byte-identical cycle by cycle and edge by edge (fast_forward=0,
- * dram_defer=0) and with the fast-forward and deferred DRAM edges, for 1 to 4 threads, every
+ * dram_defer=0, chan_sleep=0) and with the fast-forward, deferred DRAM edges and sleeping
+ * channels (also each alone), for 1 to 4 threads, every
  * schedule (the persistent team, OpenMP static and dynamic loops), both homes of the memory
  * channels (team_chan_home) and the team started at once, after two solo periods of 1 ms
  * (mid-run, where the run lasts that long) or by default (periods of 10 ms, and only on edges
@@ -165,7 +166,8 @@ static void same_json_runs(const char *trace, const char *cfgdir, const char *co
  * its reference config) and every bundled synth sample. */
 static void same_json(const char *trace, const char *cfgdir)
 {
-    const char *runs[] = {"--fast_forward=0 --dram_defer=0", "--threads=1",
+    const char *runs[] = {"--fast_forward=0 --dram_defer=0 --chan_sleep=0", "--threads=1",
+                          "--fast_forward=0 --dram_defer=0", "--fast_forward=0 --chan_sleep=0",
                           "--threads=2 --team_start_ms=0", "--threads=4 --team_start_ms=0",
                           "--threads=2 --team_start_ms=1 --team_min_edge_us=0 --team_min_left_ms=0",
                           "--threads=2",
