@@ -731,6 +731,65 @@ TEST(macsim_bad_streams_and_cpu_records)
     base_buf_free(&b);
 }
 
+/* A record file is read whole when it is small and one gzip member, and by zlib's reader
+ * otherwise; both read the same records. Warps: one member (read whole, inflating to 56x its
+ * size: the buffer grows), two members, one member with bytes after it (zlib ignores them),
+ * plain records, and a file too large to read whole; each file holds the same records but
+ * the last, whose 2,000 records of random addresses do not compress. */
+TEST(macsim_record_files_read_whole_or_streamed)
+{
+    base_buf b = {0}, big = {0};
+    for (int i = 0; i < 200; i++) {
+        grec r = {.op = (uint8_t)(3 + i % 7), .mask = 0xffffffffu, .pc = 8u * (uint64_t)i};
+        ptx_rec(&b, &r);
+    }
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 2000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        grec r = {.op = 3, .mask = (uint32_t)x, .pc = 8u * (uint64_t)i, .addr = x};
+        ptx_rec(&big, &r);
+    }
+    uint32_t ids[5] = {0, 1, 2, 3, 4};
+    base_buf recs[5] = {b, b, b, {0}, big};
+    char *path = gpu_trace("whole", "newptx", 14, 5, ids, recs);
+    char *p1 = base_sprintf("%s/K0/Trace_1.raw", path), *p2 = base_sprintf("%s/K0/Trace_2.raw",
+                                                                               path);
+    gzFile gz = gzopen(p1, "wb"); /* two members: the first and second halves */
+    CHECK(gz && gzwrite(gz, b.s, 100 * 72) == 100 * 72);
+    gzclose(gz);
+    gz = gzopen(p1, "ab");
+    CHECK(gz && gzwrite(gz, b.s + 100 * 72, 100 * 72) == 100 * 72);
+    gzclose(gz);
+    FILE *f = fopen(p2, "ab");
+    CHECK(f && fwrite("\0\1\2", 1, 3, f) == 3);
+    if (f)
+        fclose(f);
+    test_write_file("whole/K0/Trace_3.raw", b.s, b.len);
+    struct stat st;
+    char *p4 = base_sprintf("%s/K0/Trace_4.raw", path);
+    CHECK(stat(p4, &st) == 0 && st.st_size > 16 * 1024);
+    macsim_summary s;
+    base_err e = {0};
+    CHECK_EQ(summarize(path, &s, &e), 0);
+    CHECK_EQ(s.warps, 5);
+    CHECK_EQ(s.insts, 4 * 200 + 2000);
+    CHECK_EQ(s.records, 4 * 200 + 2000);
+    /* the converter keeps what the checking pass read, or reads it again: the same text */
+    char *o1 = base_sprintf("%s/whole_keep", test_tmpdir()), *o2 = base_sprintf("%s/whole_again",
+                                                                               test_tmpdir());
+    macsim_opts keep = {.keep_bytes = 0}, again = {.keep_bytes = 1};
+    CHECK_EQ(macsim_to_accelsim(path, o1, &keep, NULL, &e), 0);
+    CHECK_EQ(macsim_to_accelsim(path, o2, &again, NULL, &e), 0);
+    char *k1 = base_sprintf("%s/kernel-1.traceg", o1), *k2 = base_sprintf("%s/kernel-1.traceg", o2);
+    size_t n1 = 0, n2 = 0;
+    char *t1 = test_read_file(k1, &n1), *t2 = test_read_file(k2, &n2);
+    CHECK(t1 && t2 && n1 > 0 && n1 == n2 && memcmp(t1, t2, n1) == 0);
+    free(t1), free(t2), free(k1), free(k2), free(o1), free(o2);
+    free(p1), free(p2), free(p4), free(path);
+    base_buf_free(&b);
+    base_buf_free(&big);
+}
+
 /* ---- opcode mapping ---- */
 
 TEST(macsim_sass_mapping_valid_in_every_family)

@@ -173,8 +173,9 @@ macsim_stream *macsim_stream_open(const char *path, const macsim_fmt *f, base_er
 int macsim_stream_gpu(macsim_stream *s, macsim_ginst *g, base_err *e);
 int macsim_stream_cpu(macsim_stream *s, macsim_cinst *c, base_err *e);
 void macsim_stream_close(macsim_stream *s);
-/* Appends every byte the stream decompresses from now on to b (a converter's first pass
- * keeps them for its second, which then reads them with macsim_stream_mem). */
+/* Appends every byte the stream decompresses to b; called right after macsim_stream_open (a
+ * converter's first pass keeps them for its second, which then reads them with
+ * macsim_stream_mem). */
 void macsim_stream_keep(macsim_stream *s, base_buf *b);
 /* A stream over data[0..n), the records of file `path` (named in errors); data must outlive
  * the stream. */

@@ -1,40 +1,105 @@
 /* Record files (FORMATS.md D.6): one gzip stream (or plain data: zlib passes it through) per
  * warp or CPU thread, decoded through a fixed buffer that always holds a whole instruction
- * (MACSIM_MAX_INST_BYTES) unless the file ends first. */
+ * (MACSIM_MAX_INST_BYTES) unless the file ends first.
+ *
+ * Most record files are small (a warp of nvbit_vectormultadd_4096: 222 bytes, 896 once
+ * inflated), and for them zlib's file reader costs more than the inflating: its buffers and
+ * state are set up and freed per file, and the file is read in several calls. A small file
+ * that is one whole gzip member is therefore read with one call and inflated in one go into a
+ * buffer of its own (`whole`); anything else (a larger file, plain data, several members,
+ * trailing bytes, an error of any kind) is read again from its start by zlib's reader, so
+ * every byte and every error is as before. */
 #include "macsim.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #define STREAM_BUF (64u * 1024u)
+#define WHOLE_IN (16u * 1024u)      /* the largest file read whole */
+#define WHOLE_OUT (4u * 1024u * 1024u) /* and the most it may inflate to */
 
 struct macsim_stream {
-    gzFile gz;              /* NULL: over memory (buf borrowed, all of it there) */
+    gzFile gz;              /* NULL: all of it in buf (borrowed, or owned when `own`) */
     base_buf *keep;
     char *path;
     macsim_fmt fmt;
     uint8_t *buf;
     size_t pos, len;
     uint64_t off;   /* stream offset of buf[pos] */
-    int eof;
+    int eof, own;
 };
+
+/* Reads the file at fd whole when it is small and one whole gzip member, inflated into a
+ * new s->buf (1); otherwise 0, having changed nothing in s (the caller reads it again). */
+static int whole(macsim_stream *s, int fd)
+{
+    uint8_t in[WHOLE_IN];
+    size_t n = 0;
+    for (ssize_t got = 1; got > 0 && n < sizeof in; n += (size_t)got)
+        if ((got = read(fd, in + n, sizeof in - n)) < 0)
+            return 0;
+    if (n == sizeof in || n < 18 || in[0] != 0x1f || in[1] != 0x8b)
+        return 0; /* large, or not gzip (a member is at least 18 bytes) */
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+        return 0;
+    size_t cap = 8 * n; /* 4x on nvbit_vectormultadd, 7x on ptx_vectoradd */
+    uint8_t *out = base_malloc(cap);
+    z.next_in = in;
+    z.avail_in = (uInt)n;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    int rc;
+    while ((rc = inflate(&z, Z_FINISH)) == Z_BUF_ERROR && !z.avail_out && cap < WHOLE_OUT) {
+        out = base_realloc(out, 2 * cap);
+        z.next_out = out + cap;
+        z.avail_out = (uInt)cap;
+        cap *= 2;
+    }
+    int ok = rc == Z_STREAM_END && z.avail_in == 0;
+    inflateEnd(&z);
+    if (!ok) {
+        free(out);
+        return 0;
+    }
+    s->buf = out;
+    s->len = cap - z.avail_out;
+    s->own = s->eof = 1;
+    return 1;
+}
 
 macsim_stream *macsim_stream_open(const char *path, const macsim_fmt *f, base_err *e)
 {
     errno = 0;
-    gzFile gz = gzopen(path, "rb");
-    if (!gz) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    macsim_stream *s = fd < 0 ? NULL : base_calloc(1, sizeof *s);
+    if (s && whole(s, fd)) {
+        close(fd);
+    } else if (s) {
+        gzFile gz = lseek(fd, 0, SEEK_SET) == 0 ? gzdopen(fd, "rb") : NULL;
+        if (!gz) {
+            int err = errno;
+            close(fd);
+            free(s);
+            s = NULL;
+            errno = err;
+        } else {
+            s->gz = gz;
+            s->buf = base_malloc(STREAM_BUF);
+        }
+    }
+    if (!s) {
         base_fail(e, BASE_EXIT_INPUT, "%s: cannot open: %s", path,
                   errno ? strerror(errno) : "out of memory");
         return NULL;
     }
-    macsim_stream *s = base_calloc(1, sizeof *s);
-    s->gz = gz;
     s->path = base_strdup(path);
     s->fmt = *f;
-    s->buf = base_malloc(STREAM_BUF);
     return s;
 }
 
@@ -50,16 +115,21 @@ macsim_stream *macsim_stream_mem(const char *path, const macsim_fmt *f, const vo
     return s;
 }
 
-void macsim_stream_keep(macsim_stream *s, base_buf *b) { s->keep = b; }
+void macsim_stream_keep(macsim_stream *s, base_buf *b)
+{
+    s->keep = b;
+    if (s->own) /* all of it is in, none of it read yet */
+        base_buf_put(b, (const char *)s->buf, s->len);
+}
 
 void macsim_stream_close(macsim_stream *s)
 {
     if (!s)
         return;
-    if (s->gz) {
+    if (s->gz)
         gzclose(s->gz);
+    if (s->gz || s->own)
         free(s->buf);
-    }
     free(s->path);
     free(s);
 }
