@@ -208,13 +208,14 @@ static void each_sample(void (*check)(const char *trace, const char *cfgdir))
 TEST(sim_deterministic_shared_traces) { each_shared(same_json); }
 TEST(sim_deterministic_synth_samples) { each_sample(same_json); }
 
-/* Windowed mode: the JSON is byte-identical for 1 to 4 threads, with and without parking
- * and deferred DRAM edges (results depend on sync_window, never on the host), and the run
- * says it was windowed. */
+/* Windowed mode: the JSON is byte-identical for 1 to 4 threads, with and without parking,
+ * deferred DRAM edges and sleeping channels (results depend on sync_window, never on the
+ * host), and the run says it was windowed. */
 static void same_json_windowed(const char *trace, const char *cfgdir)
 {
     const char *runs[] = {"--threads=1", "--threads=2", "--threads=3 --fast_forward=0",
-                          "--threads=4 --dram_defer=0", "--threads=2 --team_profile=1"};
+                          "--threads=4 --dram_defer=0", "--threads=2 --team_profile=1",
+                          "--threads=1 --chan_sleep=0"};
     same_json_runs(trace, cfgdir, "--sync_window=16", runs, (int)BASE_ARRAY_LEN(runs),
                    " windows of 16 core cycles; each round trip's links add 64 cycles");
 }

@@ -134,6 +134,7 @@ typedef struct sim_wchan {    /* a channel's books, written by its task or, betw
     uint64_t skip;            /* quiet DRAM edges not yet handed over (mem_part_skip) */
     uint64_t now;             /* a quiet L2 side's last edge not yet handed over (set_now) */
     uint64_t moved;           /* hand-overs in the window, for the watchdog */
+    uint64_t wake;            /* asleep (busy 0) until this core cycle (mem_part_sleep); 0: not */
 } sim_wchan;
 typedef struct sim_wedge {    /* one clock edge of the window */
     uint64_t cycle;           /* the core cycle it sees (g->cycle in the exact loop) */

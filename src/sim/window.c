@@ -386,14 +386,21 @@ static void chan_requests_in(sim *g, uint32_t c, uint64_t cyc)
         r.loc = MEM_AT_ROP;
         mem_part_push(p, s, &r, cyc);
         x->req_head++;
-        g->w.ch[c].busy |= 2;
-        g->w.ch[c].moved++;
+        sim_wchan *h = &g->w.ch[c];
+        if (!h->wake) {
+            h->busy |= 2;
+        } else { /* asleep: the request adds a head, maybe before the one it waits for */
+            uint64_t t = cyc + mem_part_rop_latency(p);
+            h->wake = t < h->wake ? t : h->wake;
+        }
+        h->moved++;
     }
 }
 
 /* Channel c's window. As the exact loop's channel books do (chan.c), a quiet DRAM side's
- * edges are only counted, handed over as one mem_part_skip before its next cycle, and a quiet
- * L2 side is not cycled (its time is set at the window's end). */
+ * edges are only counted, handed over as one mem_part_skip before its next cycle, a quiet L2
+ * side is not cycled (its time is set at the window's end), and a channel whose requests all
+ * wait out a delay timed in core cycles sleeps until the first leaves it (chan_sleep). */
 static void chan_window(sim *g, uint32_t c)
 {
     mem_part *p = g->part[c];
@@ -412,6 +419,10 @@ static void chan_window(sim *g, uint32_t c)
         /* a task, as the exact loop's plan gives it (chan.c): then both of the edge's cycles
          * run, for the DRAM cycle may wake the L2 side within the edge */
         int on_dram = (m & 1u << CLK_DRAM) != 0, on_l2 = (m & 1u << CLK_L2) != 0;
+        if (h->wake && cyc >= h->wake) {
+            h->wake = 0;
+            h->busy = 3;
+        }
         if (!((on_dram && (h->busy & 1)) || (on_l2 && (h->busy & 2)))) {
             h->skip += on_dram;
             continue;
@@ -426,6 +437,11 @@ static void chan_window(sim *g, uint32_t c)
             mem_part_l2_cycle(p, cyc);
         unsigned idle = mem_part_idle(p);
         h->busy = (idle & MEM_PART_DRAM_IDLE ? 0 : 1) | (idle & MEM_PART_L2_IDLE ? 0 : 2);
+        uint64_t w = h->busy && g->k.chan_sleep ? mem_part_sleep(p) : 0;
+        if (w > cyc + 1) {
+            h->wake = w;
+            h->busy = 0;
+        }
     }
     if (h->skip) {
         mem_part_skip(p, h->skip);
@@ -434,7 +450,8 @@ static void chan_window(sim *g, uint32_t c)
     h->now = 0;
     if (!(h->busy & 2) && l2_cyc)
         mem_part_set_now(p, l2_cyc); /* as the L2 edges it was not cycled on would */
-    h->quiet = !h->busy && !mem_part_replies(p);
+    /* asleep with no wake (nothing held): a request wakes it, as it wakes a quiet one */
+    h->quiet = !h->busy && (!h->wake || h->wake == UINT64_MAX) && !mem_part_replies(p);
 }
 
 /* Serial, before a reader of the channels: their counted edges handed over. */
