@@ -208,12 +208,13 @@ static void each_sample(void (*check)(const char *trace, const char *cfgdir))
 TEST(sim_deterministic_shared_traces) { each_shared(same_json); }
 TEST(sim_deterministic_synth_samples) { each_sample(same_json); }
 
-/* Windowed mode: the JSON is byte-identical for 1 to 4 threads, with and without parking,
- * deferred DRAM edges and sleeping channels (results depend on sync_window, never on the
- * host), and the run says it was windowed. */
+/* Windowed mode: the JSON is byte-identical for 1 to 4 threads, with and without skipped
+ * quiet windows and parking (fast_forward), deferred DRAM edges and sleeping channels (results
+ * depend on sync_window, never on the host), and the run says it was windowed. */
 static void same_json_windowed(const char *trace, const char *cfgdir)
 {
-    const char *runs[] = {"--threads=1", "--threads=2", "--threads=3 --fast_forward=0",
+    const char *runs[] = {"--threads=1 --fast_forward=0 --dram_defer=0 --chan_sleep=0",
+                          "--threads=1", "--threads=2", "--threads=3 --fast_forward=0",
                           "--threads=4 --dram_defer=0", "--threads=2 --team_profile=1",
                           "--threads=1 --chan_sleep=0"};
     same_json_runs(trace, cfgdir, "--sync_window=16", runs, (int)BASE_ARRAY_LEN(runs),
@@ -224,6 +225,35 @@ TEST(sim_windowed_deterministic)
 {
     each_sample(same_json_windowed);
     each_shared(same_json_windowed);
+}
+
+/* A latency-bound windowed run (one warp chasing pointers through DRAM) skips most of its
+ * windows: every unit waits on a channel's DRAM latency or a parked SM's wake. The skipped
+ * cycles are counted in the rate line; without fast_forward none are. The JSON is the same
+ * (sim_windowed_deterministic). */
+TEST(sim_windowed_skips_quiet_windows)
+{
+    test_proc p = test_lockstep("run --sync_window=8 --threads=2 samples/synth/pchase");
+    CHECK_EQ(p.status, 0);
+    unsigned long long cycles = 0, skipped = 0, windows = 0;
+    const char *c = strstr(p.out, "\ngpu_tot_sim_cycle = ");
+    const char *r = strstr(p.out, "# simulation rate");
+    const char *w = strstr(p.out, "# windowed mode: ");
+    CHECK(c && r && w);
+    if (!c || !r || !w)
+        return;
+    CHECK(sscanf(c, "\ngpu_tot_sim_cycle = %llu", &cycles) == 1);
+    const char *f = strstr(r, " cycles fast-forwarded");
+    while (f > r && f[-1] != ' ')
+        f--;
+    CHECK(sscanf(f, "%llu", &skipped) == 1);
+    CHECK(sscanf(w, "# windowed mode: %llu windows of 8", &windows) == 1);
+    CHECK(skipped > cycles / 2);
+    CHECK(skipped < cycles);
+    /* every window is counted, skipped or run: one for cycle 0, then one per 8 cycles */
+    CHECK_EQ(windows, 1 + (cycles - 1 + 7) / 8);
+    p = test_lockstep("run --sync_window=8 --fast_forward=0 samples/synth/pchase");
+    CHECK_HAS(p.out, " 0 cycles fast-forwarded");
 }
 
 /* With one subnet the crossbar is one task (with two, each subnet is a task of its own): the

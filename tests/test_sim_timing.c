@@ -491,6 +491,12 @@ TEST(sim_watchdog_diagnoses_deadlock)
     CHECK_HAS(w.err, "no progress for 500 core cycles");
     CHECK_HAS(w.err, "1 loads outstanding");
     CHECK_HAS(w.err, "dram latency");
+    /* its quiet windows skipped (fast_forward) or run, the same stop and diagnosis */
+    test_proc v = test_lockstep("run --kernel_launch_latency=0 --dram_latency=100000 "
+                                "--watchdog_cycles=500 --sync_window=16 --fast_forward=0 %s",
+                                k.dir);
+    CHECK_EQ(v.status, 1);
+    CHECK(strcmp(w.err, v.err) == 0);
     su_rmdir(k.dir);
 }
 

@@ -24,9 +24,12 @@ static uint64_t core_edge(const sim *g, uint64_t x)
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
-/* Kernels: CTA issue or a kernel end may happen now; a launch latency ends at first_cta. */
-static uint64_t kernels_wake(const sim *g)
+/* The first core cycle the kernels may make something happen: a command still to be read,
+ * CTA issue or a kernel end (now: g->cycle), a launch latency's end (first_cta), or never. */
+uint64_t sim_kernels_wake(const sim *g)
 {
+    if (g->next_cmd < g->list->ncmds && !g->pending_tk)
+        return g->cycle; /* a memcpy or a launch is still to be read */
     uint64_t t = UINT64_MAX;
     for (size_t i = 0; i < g->nrk; i++) {
         const run_kernel *rk = &g->rk[i];
@@ -34,18 +37,25 @@ static uint64_t kernels_wake(const sim *g)
             continue;
         if (rk->eof) {
             if (g->done_by_uid[rk->kk.uid] == rk->issued)
-                return NOW;
+                return g->cycle;
             continue;
         }
         if (g->cycle < rk->first_cta) {
-            t = min_u64(t, core_edge(g, rk->first_cta));
+            t = min_u64(t, rk->first_cta);
             continue;
         }
         for (uint32_t s = 0; s < g->n_sm; s++)
             if (sm_cta_fits(g->sm[s], &rk->kk))
-                return NOW;
+                return g->cycle;
     }
     return t;
+}
+
+/* The same as an fs time (NOW: the next edge may act). */
+static uint64_t kernels_wake(const sim *g)
+{
+    uint64_t c = sim_kernels_wake(g);
+    return c <= g->cycle ? NOW : c == UINT64_MAX ? c : core_edge(g, c);
 }
 
 static uint64_t mem_wake(const sim *g)
@@ -73,8 +83,6 @@ static uint64_t mem_wake(const sim *g)
 /* The fs time before which no edge of any domain can act (NOW: the next one may). */
 static uint64_t wake_time(const sim *g)
 {
-    if (g->next_cmd < g->list->ncmds && !g->pending_tk)
-        return NOW; /* a memcpy or a launch is still to be read */
     uint64_t t = kernels_wake(g);
     if (t == NOW)
         return NOW;

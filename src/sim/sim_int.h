@@ -405,6 +405,7 @@ void sim_finish_kernels(sim *g);
 /* ff.c */
 void sim_ff_after_core(sim *g, int moved);  /* moved: anything moved in the cycle just run */
 void sim_ff_free(sim *g);
+uint64_t sim_kernels_wake(const sim *g); /* first core cycle a kernel event may come (g->cycle: now) */
 /* report.c */
 void sim_snapshot(sim *g, sim_totals *t);
 void sim_totals_sub(sim_totals *d, const sim_totals *a, const sim_totals *b);

@@ -23,8 +23,9 @@
  * the list. After it, serially: CTAs retire and issue (so a CTA starts up to W - 1 cycles
  * later than in the exact loop, and a kernel's end is seen at a window's end), kernels
  * launch, and the watchdog, the stop knobs and the progress line are looked at. Windows end
- * with core cycles that are multiples of W. The global fast-forward does not run; a parked
- * SM skips its cycles inside its task, and a quiet channel side only counts its edges. */
+ * with core cycles that are multiples of W. A parked SM skips its cycles inside its task, a
+ * quiet channel side only counts its edges, and with fast_forward the windows in which no
+ * unit would act are jumped over between windows (skip_quiet). */
 #include "sim_int.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -819,6 +820,130 @@ static int between(sim *g, uint64_t end, base_err *e, FILE *diag)
     return 0;
 }
 
+/* ---- quiet windows (fast_forward) ------------------------------------------------------ */
+
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* Between windows: the first core cycle any unit may act without new input (g->cycle: now,
+ * UINT64_MAX: never). A parked SM acts at its park's end, a link's consumer at its oldest
+ * entry's time, a sleeping channel at its wake; a crossbar holding a packet, an SM that is not
+ * parked or a channel that is awake acts now. The kernels are skip_limit's. */
+static uint64_t win_wake(const sim *g)
+{
+    const sim_window *w = &g->w;
+    uint64_t now = g->cycle, t = UINT64_MAX;
+    if (icnt_busy(g->net))
+        return now;
+    for (uint32_t wd = 0; wd < (g->n_sm + 63) / 64; wd++)
+        for (uint64_t bits = g->maybe_active[wd]; bits; bits &= bits - 1) {
+            uint32_t s = wd * 64 + (uint32_t)__builtin_ctzll(bits);
+            if (!g->park_at[s]) /* a CTA issued to it launches in its task */
+                return now;
+            t = min_u64(t, g->park_at[s]);
+        }
+    for (uint32_t s = 0; s < g->n_sm; s++) {
+        if (w->xs[s].out_head != w->sm[s].out_tail)
+            t = min_u64(t, *sm_at(g, s, LK_OUT, w->xs[s].out_head));
+        if (w->sm[s].in_head != w->xs[s].in_tail)
+            t = min_u64(t, *sm_at(g, s, LK_IN, w->sm[s].in_head));
+    }
+    for (uint32_t i = 0; i < g->n_sub_total; i++) {
+        if (w->cp[i].req_head != w->xp[i].req_tail)
+            t = min_u64(t, *sub_at(g, i, LK_REQ, w->cp[i].req_head));
+        if (w->xp[i].rep_head != w->cp[i].rep_tail)
+            t = min_u64(t, *sub_at(g, i, LK_REP, w->xp[i].rep_head));
+    }
+    for (uint32_t c = 0; c < g->n_chan && t > now; c++) {
+        const sim_wchan *h = &w->ch[c];
+        if (h->quiet)
+            continue;
+        if (h->busy || !h->wake || mem_part_replies(g->part[c]))
+            return now;
+        t = min_u64(t, h->wake);
+    }
+    return t;
+}
+
+/* The last core cycle a skipped window may end with (g->cycle: none): before any unit may act
+ * (wake) and before a kernel event (a CTA issues between windows at the cycle before a
+ * window's end, so a launch latency ending at cycle x lets windows end up to x - 1), and
+ * before the watchdog or max_cycles would stop the run. Only with no SM waiting to launch a
+ * CTA (win_wake is now then): sm_cta_fits may not ask such an SM. */
+static uint64_t skip_limit(const sim *g, uint64_t wake)
+{
+    uint64_t lim = wake, k = sim_kernels_wake(g);
+    if (k <= g->cycle)
+        return g->cycle;
+    if (k != UINT64_MAX)
+        lim = min_u64(lim, k - 1);
+    if (g->k.watchdog_cycles && !sim_kernels_launching(g))
+        lim = min_u64(lim, g->last_progress_cycle + (uint64_t)g->k.watchdog_cycles - 1);
+    if (g->k.max_cycles)
+        lim = min_u64(lim, (uint64_t)g->k.max_cycles - 1);
+    return lim;
+}
+
+/* Clock domain d's edges at or before fs time t. */
+static uint64_t edges_upto(const sim *g, int d, uint64_t t)
+{
+    return t >= g->next[d] ? (t - g->next[d]) / g->period[d] + 1 : 0;
+}
+
+/* The skipped edges handed to the channels as their windows would: a quiet one's counted
+ * for later (collect_chans), a sleeping one's given now (its task would, chan_window). */
+static void skip_channels(sim *g, uint64_t ndram, uint64_t l2_cycle)
+{
+    for (uint32_t c = 0; c < g->n_chan; c++) {
+        sim_wchan *h = &g->w.ch[c];
+        if (h->quiet) {
+            h->skip += ndram;
+            if (l2_cycle)
+                h->now = l2_cycle;
+            continue;
+        }
+        if (h->skip + ndram)
+            mem_part_skip(g->part[c], h->skip + ndram);
+        h->skip = h->now = 0;
+        if (l2_cycle)
+            mem_part_set_now(g->part[c], l2_cycle);
+    }
+}
+
+/* Between windows: jumps over the whole windows in which no unit would act, leaving the state
+ * and statistics as running them would (tests/test_sim_ref.c compares the two): the
+ * interconnect counts its idle cycles, the channels their edges, and a parked SM counts its
+ * cycles when it wakes, as it does when its task skips them. */
+static void skip_quiet(sim *g)
+{
+    uint64_t len = g->w.len, wake = win_wake(g);
+    if (wake < g->cycle + len)
+        return;
+    uint64_t lim = skip_limit(g, wake);
+    if (lim == UINT64_MAX || lim < g->cycle + len)
+        return;
+    uint64_t k = (lim - g->cycle) / len, end = g->cycle + k * len;
+    /* the last skipped core edge, cycle end - 1, and every edge up to it */
+    uint64_t t = g->next[CLK_CORE] + (end - 1 - g->cycle) * g->period[CLK_CORE], n[CLK_N];
+    for (int d = 0; d < CLK_N; d++)
+        n[d] = edges_upto(g, d, t);
+    uint64_t l2_cycle = 0;
+    if (n[CLK_L2]) { /* the cycle its last L2 edge sees: core edges before it, as listed */
+        uint64_t tl = g->next[CLK_L2] + (n[CLK_L2] - 1) * g->period[CLK_L2];
+        l2_cycle = g->cycle + (tl > g->next[CLK_CORE] ? edges_upto(g, CLK_CORE, tl - 1) : 0);
+    }
+    skip_channels(g, n[CLK_DRAM], l2_cycle);
+    icnt_skip(g->net, n[CLK_ICNT]);
+    for (int d = 0; d < CLK_N; d++)
+        g->next[d] += n[d] * g->period[d];
+    g->ff_skipped += end - g->cycle;
+    g->res->windows += k;
+    g->cycle = g->sm_upto = end;
+    if (sim_kernels_launching(g))
+        g->last_progress_cycle = end;
+    if (g->progress)
+        sim_progress(g, 0);
+}
+
 /* team_profile: the tallies into the result (after the last window, every thread stopped). */
 static void prof_keep(sim *g, double loop_s)
 {
@@ -862,6 +987,8 @@ int sim_run_windowed(sim *g, base_err *e, FILE *diag)
         g->loop_edges++;
         g->res->windows++;
         rc = between(g, end, e, diag);
+        if (rc == 0 && g->k.fast_forward && !sim_all_done(g))
+            skip_quiet(g);
     }
     g->sm_upto = g->cycle;
     for (uint32_t s = 0; s < g->n_sm; s++) /* a stop knob ended the run after an issue */
