@@ -837,7 +837,7 @@ static uint64_t win_wake(const sim *g)
     for (uint32_t wd = 0; wd < (g->n_sm + 63) / 64; wd++)
         for (uint64_t bits = g->maybe_active[wd]; bits; bits &= bits - 1) {
             uint32_t s = wd * 64 + (uint32_t)__builtin_ctzll(bits);
-            if (!g->park_at[s]) /* a CTA issued to it launches in its task */
+            if (!g->park_at[s]) /* not parked: busy, or given a CTA its task launches */
                 return now;
             t = min_u64(t, g->park_at[s]);
         }
