@@ -22,8 +22,6 @@ static uint64_t core_edge(const sim *g, uint64_t x)
     return g->next[CLK_CORE] + (x - g->cycle) * g->period[CLK_CORE];
 }
 
-static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
-
 /* The first core cycle the kernels may make something happen: a command still to be read,
  * CTA issue or a kernel end (now: g->cycle), a launch latency's end (first_cta), or never. */
 uint64_t sim_kernels_wake(const sim *g)
@@ -41,7 +39,7 @@ uint64_t sim_kernels_wake(const sim *g)
             continue;
         }
         if (g->cycle < rk->first_cta) {
-            t = min_u64(t, rk->first_cta);
+            t = sim_min_u64(t, rk->first_cta);
             continue;
         }
         for (uint32_t s = 0; s < g->n_sm; s++)
@@ -72,10 +70,10 @@ static uint64_t mem_wake(const sim *g)
         if (ct != UINT64_MAX) {
             if (ct <= g->cycle)
                 return NOW;
-            t = min_u64(t, core_edge(g, ct - 1)); /* memory edges after it see cycle ct */
+            t = sim_min_u64(t, core_edge(g, ct - 1)); /* memory edges after it see cycle ct */
         }
         if (dt != UINT64_MAX)
-            t = min_u64(t, g->next[CLK_DRAM] + dt * g->period[CLK_DRAM]);
+            t = sim_min_u64(t, g->next[CLK_DRAM] + dt * g->period[CLK_DRAM]);
     }
     return t;
 }
@@ -93,12 +91,12 @@ static uint64_t wake_time(const sim *g)
             if (!sm_active(u))
                 continue;
             uint64_t x = sm_parked(u) ? sm_park_until(u) : sm_next_wake(u, g->cycle);
-            t = x <= g->cycle ? NOW : min_u64(t, x == UINT64_MAX ? x : core_edge(g, x));
+            t = x <= g->cycle ? NOW : sim_min_u64(t, x == UINT64_MAX ? x : core_edge(g, x));
         }
     }
     if (t == NOW)
         return NOW;
-    return min_u64(t, mem_wake(g));
+    return sim_min_u64(t, mem_wake(g));
 }
 
 /* The watchdog and max_cycles act at exact core cycles: never jump past them. */
@@ -108,7 +106,7 @@ static uint64_t cycle_cap(const sim *g)
     if (g->k.watchdog_cycles)
         cap = g->last_progress_cycle + (uint64_t)g->k.watchdog_cycles - 1;
     if (g->k.max_cycles)
-        cap = min_u64(cap, (uint64_t)g->k.max_cycles - 1);
+        cap = sim_min_u64(cap, (uint64_t)g->k.max_cycles - 1);
     return cap;
 }
 
@@ -182,7 +180,7 @@ void sim_ff_after_core(sim *g, int moved)
     uint64_t cap = cycle_cap(g);
     if (t == NOW || cap <= g->cycle + FF_MIN)
         return;
-    t = min_u64(t, core_edge(g, cap));
+    t = sim_min_u64(t, core_edge(g, cap));
     if (t < core_edge(g, g->cycle + FF_MIN))
         return;
     if (!probed) {

@@ -342,6 +342,8 @@ static inline void sim_sync_sms(sim *g)
         sim_sm_sync_pop(g, s);
 }
 
+static inline uint64_t sim_min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
 static inline void sim_mark_active(sim *g, uint32_t s)
 {
     g->maybe_active[s / 64] |= 1ull << (s % 64);

@@ -822,8 +822,6 @@ static int between(sim *g, uint64_t end, base_err *e, FILE *diag)
 
 /* ---- quiet windows (fast_forward) ------------------------------------------------------ */
 
-static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
-
 /* Between windows: the first core cycle any unit may act without new input (g->cycle: now,
  * UINT64_MAX: never). A parked SM acts at its park's end, a link's consumer at its oldest
  * entry's time, a sleeping channel at its wake; a crossbar holding a packet, an SM that is not
@@ -839,19 +837,19 @@ static uint64_t win_wake(const sim *g)
             uint32_t s = wd * 64 + (uint32_t)__builtin_ctzll(bits);
             if (!g->park_at[s]) /* not parked: busy, or given a CTA its task launches */
                 return now;
-            t = min_u64(t, g->park_at[s]);
+            t = sim_min_u64(t, g->park_at[s]);
         }
     for (uint32_t s = 0; s < g->n_sm; s++) {
         if (w->xs[s].out_head != w->sm[s].out_tail)
-            t = min_u64(t, *sm_at(g, s, LK_OUT, w->xs[s].out_head));
+            t = sim_min_u64(t, *sm_at(g, s, LK_OUT, w->xs[s].out_head));
         if (w->sm[s].in_head != w->xs[s].in_tail)
-            t = min_u64(t, *sm_at(g, s, LK_IN, w->sm[s].in_head));
+            t = sim_min_u64(t, *sm_at(g, s, LK_IN, w->sm[s].in_head));
     }
     for (uint32_t i = 0; i < g->n_sub_total; i++) {
         if (w->cp[i].req_head != w->xp[i].req_tail)
-            t = min_u64(t, *sub_at(g, i, LK_REQ, w->cp[i].req_head));
+            t = sim_min_u64(t, *sub_at(g, i, LK_REQ, w->cp[i].req_head));
         if (w->xp[i].rep_head != w->cp[i].rep_tail)
-            t = min_u64(t, *sub_at(g, i, LK_REP, w->xp[i].rep_head));
+            t = sim_min_u64(t, *sub_at(g, i, LK_REP, w->xp[i].rep_head));
     }
     for (uint32_t c = 0; c < g->n_chan && t > now; c++) {
         const sim_wchan *h = &w->ch[c];
@@ -859,7 +857,7 @@ static uint64_t win_wake(const sim *g)
             continue;
         if (h->busy || !h->wake || mem_part_replies(g->part[c]))
             return now;
-        t = min_u64(t, h->wake);
+        t = sim_min_u64(t, h->wake);
     }
     return t;
 }
@@ -875,11 +873,11 @@ static uint64_t skip_limit(const sim *g, uint64_t wake)
     if (k <= g->cycle)
         return g->cycle;
     if (k != UINT64_MAX)
-        lim = min_u64(lim, k - 1);
+        lim = sim_min_u64(lim, k - 1);
     if (g->k.watchdog_cycles && !sim_kernels_launching(g))
-        lim = min_u64(lim, g->last_progress_cycle + (uint64_t)g->k.watchdog_cycles - 1);
+        lim = sim_min_u64(lim, g->last_progress_cycle + (uint64_t)g->k.watchdog_cycles - 1);
     if (g->k.max_cycles)
-        lim = min_u64(lim, (uint64_t)g->k.max_cycles - 1);
+        lim = sim_min_u64(lim, (uint64_t)g->k.max_cycles - 1);
     return lim;
 }
 
