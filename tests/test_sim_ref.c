@@ -252,6 +252,20 @@ TEST(sim_windowed_skips_quiet_windows)
     CHECK(skipped < cycles);
     /* every window is counted, skipped or run: one for cycle 0, then one per 8 cycles */
     CHECK_EQ(windows, 1 + (cycles - 1 + 7) / 8);
+    /* A crossbar with nothing to move has no task in a window (the quiet crossbar), yet it
+     * counts every interconnect cycle (one clock with the core here), and as active exactly
+     * those with a packet inside: one packet at a time, each one cycle in the crossbar. */
+    unsigned long long icyc = 0, iact = 0, reqp = 0, repp = 0;
+    const char *t = strstr(p.out, "\ntotal.icnt.req_packets = ");
+    CHECK(t && sscanf(t, "\ntotal.icnt.req_packets = %llu", &reqp) == 1);
+    CHECK(t && (t = strstr(t, "\ntotal.icnt.rep_packets = ")) &&
+          sscanf(t, "\ntotal.icnt.rep_packets = %llu", &repp) == 1);
+    CHECK(t && (t = strstr(t, "\ntotal.icnt.cycles = ")) &&
+          sscanf(t, "\ntotal.icnt.cycles = %llu\ntotal.icnt.active_cycles = %llu", &icyc,
+                 &iact) == 2);
+    CHECK_EQ(icyc, cycles);
+    CHECK(reqp > 8000);
+    CHECK_EQ(iact, reqp + repp);
     p = test_lockstep("run --sync_window=8 --fast_forward=0 samples/synth/pchase");
     CHECK_HAS(p.out, " 0 cycles fast-forwarded");
 }
@@ -268,8 +282,8 @@ TEST(sim_windowed_one_subnet_deterministic)
 }
 
 /* team_profile in the windowed mode: after the mode's line, the loop split into the windows'
- * parallel regions and the serial rest, then every thread's tasks; at least the two crossbar
- * tasks a window ran, and no thread stole more tasks than it ran. On one thread, the same
+ * parallel regions and the serial rest, then every thread's tasks; at least two tasks a
+ * window (the busy SMs' alone are more), and no thread stole more tasks than it ran. On one thread, the same
  * split of a run without regions. */
 TEST(sim_window_profile_lines)
 {

@@ -553,6 +553,8 @@ uint32_t icnt_next_held(const icnt *n, int subnet, uint32_t dst)
     return base_next_bit(x->held, base + dst, base + lim) - base;
 }
 
+void icnt_subnet_skip(icnt *n, uint32_t s, uint64_t cycles) { n->x[s].now += cycles; }
+
 void icnt_skip(icnt *n, uint64_t cycles)
 {
     stat_inc(&n->st, IS_cycles, cycles);

@@ -67,6 +67,9 @@ int icnt_try_pop(icnt *n, int subnet, uint32_t dst, mem_req *r);
 int icnt_busy(const icnt *n);                    /* any packet anywhere */
 int icnt_subnet_busy(const icnt *n, int subnet); /* a packet in the crossbar carrying subnet */
 void icnt_skip(icnt *n, uint64_t cycles);        /* `cycles` calls of icnt_cycle while not busy */
+/* `cycles` calls of icnt_subnet_step while subnet s holds nothing: its clock only (the
+ * caller counts the interconnect cycles, icnt_count_cycles). */
+void icnt_subnet_skip(icnt *n, uint32_t s, uint64_t cycles);
 void icnt_foreach(const icnt *n, void (*fn)(void *ctx, int subnet, const mem_req *r), void *ctx);
 /* Flits buffered at each input / output of a subnet (diagnosis). */
 uint32_t icnt_in_flits(const icnt *n, int subnet, uint32_t src);

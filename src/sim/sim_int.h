@@ -135,6 +135,7 @@ typedef struct sim_wchan {    /* a channel's books, written by its task or, betw
     uint64_t now;             /* a quiet L2 side's last edge not yet handed over (set_now) */
     uint64_t moved;           /* hand-overs in the window, for the watchdog */
     uint64_t wake;            /* asleep (busy 0) until this core cycle (mem_part_sleep); 0: not */
+    uint64_t qdram, ql2;      /* quiet: the window books' dram_edges and l2_wins when it went */
 } sim_wchan;
 typedef struct sim_wedge {    /* one clock edge of the window */
     uint64_t cycle;           /* the core cycle it sees (g->cycle in the exact loop) */
@@ -165,11 +166,24 @@ typedef struct sim_window {
     sim_wchan *ch;
     uint64_t *out_bits;       /* the crossbar's: SMs whose request link has entries it may take */
     uint64_t *rep_bits;       /* and sub-partitions whose reply link has (each on lines apart) */
+    /* Serial, between windows: SMs whose reply link and sub-partitions whose request link
+     * hold entries (as out_bits and rep_bits do for the other two), so that the exchange, the
+     * window's SMs and the quiet windows' wake look at the links in use, not at every link */
+    uint64_t *in_bits, *req_bits;
+    /* per subnet (its crossbar task writes them): the SMs and sub-partitions whose link
+     * indices it moved in the window, exchanged after it with those whose tasks ran */
+    uint64_t *xdirty_sm[2], *xdirty_sub[2];
     sim_wedge *edge;
     uint32_t nedge, edge_cap;
     uint64_t ndram, last_l2; /* the window's DRAM edges; its last L2 edge's cycle (0: none) */
     uint32_t *chan_task, nchan_task; /* the channels with a task in the window */
+    uint64_t *awake, *reqch;  /* channels not quiet; channels a request reaches (collect_chans) */
+    /* the books of the quiet channels, kept once for all of them: DRAM edges and windows
+     * with an L2 edge up to the last window or skip, and that L2 edge's cycle */
+    uint64_t dram_edges, l2_wins, l2_last;
     uint32_t nx;              /* crossbar tasks: 2 with two subnets (one each), else 1 */
+    uint32_t nxt, xtask[2];   /* the window's crossbar tasks (a quiet crossbar has none) */
+    uint64_t nicnt;           /* the window's interconnect edges */
     uint8_t *xact[2];         /* per edge of the window, split crossbar: subnet held a packet */
     uint64_t xb_moved[2][8];  /* each crossbar task's hand-overs, written once as it ends */
     sim_wrange *range;        /* per thread: its slice of order[] */

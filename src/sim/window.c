@@ -24,8 +24,9 @@
  * later than in the exact loop, and a kernel's end is seen at a window's end), kernels
  * launch, and the watchdog, the stop knobs and the progress line are looked at. Windows end
  * with core cycles that are multiples of W. A parked SM skips its cycles inside its task, a
- * quiet channel side only counts its edges, and with fast_forward the windows in which no
- * unit would act are jumped over between windows (skip_quiet). */
+ * quiet channel side only counts its edges, a quiet channel or crossbar has no task at all,
+ * the serial part visits only the links in use, and with fast_forward the windows in which
+ * no unit would act are jumped over between windows (skip_quiet). */
 #include "sim_int.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,13 @@ static uint64_t *sub_at(const sim *g, uint32_t i, int k, uint32_t j)
     return &g->w.pat[((size_t)2 * i + (size_t)k) * g->w.cap + (j & (g->w.cap - 1))];
 }
 
+static void bit_set(uint64_t *b, uint32_t i) { b[i / 64] |= 1ull << (i % 64); }
+static void bit_put(uint64_t *b, uint32_t i, int v)
+{
+    b[i / 64] = (b[i / 64] & ~(1ull << (i % 64))) | (uint64_t)(v != 0) << (i % 64);
+}
+static int bit_get(const uint64_t *b, uint32_t i) { return (int)(b[i / 64] >> (i % 64) & 1); }
+
 static void win_init(sim *g)
 {
     sim_window *w = &g->w;
@@ -68,14 +76,25 @@ static void win_init(sim *g)
     w->xs = base_calloc_lines((size_t)g->n_sm * sizeof *w->xs);
     w->out_bits = base_calloc_lines((g->n_sm + 63) / 64 * sizeof *w->out_bits);
     w->rep_bits = base_calloc_lines((g->n_sub_total + 63) / 64 * sizeof *w->rep_bits);
+    w->in_bits = base_calloc_lines((g->n_sm + 63) / 64 * sizeof *w->in_bits);
+    w->req_bits = base_calloc_lines((g->n_sub_total + 63) / 64 * sizeof *w->req_bits);
+    for (int k = 0; k < 2; k++) {
+        w->xdirty_sm[k] = base_calloc_lines((g->n_sm + 63) / 64 * sizeof *w->xdirty_sm[k]);
+        w->xdirty_sub[k] =
+            base_calloc_lines((g->n_sub_total + 63) / 64 * sizeof *w->xdirty_sub[k]);
+    }
     w->preq = base_calloc((size_t)2 * g->n_sub_total * cap, sizeof *w->preq);
     w->pat = base_calloc((size_t)2 * g->n_sub_total * cap, sizeof *w->pat);
     w->xp = base_calloc_lines((size_t)g->n_sub_total * sizeof *w->xp);
     w->cp = base_calloc_lines((size_t)g->n_sub_total * sizeof *w->cp);
     w->ch = base_calloc_lines((size_t)g->n_chan * sizeof *w->ch);
     w->chan_task = base_calloc(g->n_chan, sizeof *w->chan_task);
-    for (uint32_t c = 0; c < g->n_chan; c++)
+    w->awake = base_calloc_lines((g->n_chan + 63) / 64 * sizeof *w->awake);
+    w->reqch = base_calloc_lines((g->n_chan + 63) / 64 * sizeof *w->reqch);
+    for (uint32_t c = 0; c < g->n_chan; c++) {
         w->ch[c].busy = 3; /* a new channel has not yet found itself idle */
+        bit_set(w->awake, c);
+    }
     w->range = base_calloc_lines((size_t)g->k.threads * sizeof *w->range);
     w->nx = icnt_subnets(g->net) == 2 ? 2 : 1;
     if (g->k.team_profile)
@@ -92,12 +111,20 @@ void sim_window_free(sim *g)
     free(w->xs);
     free(w->out_bits);
     free(w->rep_bits);
+    free(w->in_bits);
+    free(w->req_bits);
+    for (int k = 0; k < 2; k++) {
+        free(w->xdirty_sm[k]);
+        free(w->xdirty_sub[k]);
+    }
     free(w->preq);
     free(w->pat);
     free(w->xp);
     free(w->cp);
     free(w->ch);
     free(w->chan_task);
+    free(w->awake);
+    free(w->reqch);
     free(w->edge);
     free(w->xact[0]);
     free(w->xact[1]);
@@ -190,6 +217,7 @@ static uint32_t replies_to_sms(sim *g, uint64_t cyc)
         r->loc = MEM_AT_SM_REPLY;
         *sm_at(g, s, LK_IN, x->in_tail) = cyc + g->w.len;
         x->in_tail++;
+        bit_set(g->w.xdirty_sm[ICNT_REP], s);
         moved++;
     }
     return moved;
@@ -210,6 +238,7 @@ static uint32_t requests_from_sms(sim *g, uint64_t cyc)
             if (!icnt_try_push(g->net, ICNT_REQ, s, r->part, r, mem_req_bytes(r, 0)))
                 continue;
             moved++;
+            bit_set(g->w.xdirty_sm[ICNT_REQ], s);
             if (++x->out_head == x->out_tail_seen)
                 g->w.out_bits[wd] &= ~(bits & -bits);
         }
@@ -231,6 +260,7 @@ static uint32_t replies_from_subs(sim *g, uint64_t cyc)
             if (!icnt_try_push(g->net, ICNT_REP, i, r->sm, r, mem_req_bytes(r, 1)))
                 continue;
             moved++;
+            bit_set(g->w.xdirty_sub[ICNT_REP], i);
             if (++x->rep_head == x->rep_tail_seen)
                 g->w.rep_bits[wd] &= ~(bits & -bits);
         }
@@ -252,6 +282,7 @@ static uint32_t requests_to_subs(sim *g, uint64_t cyc)
             continue;
         *sub_at(g, i, LK_REQ, x->req_tail) = cyc + g->w.len;
         x->req_tail++;
+        bit_set(g->w.xdirty_sub[ICNT_REQ], i);
         moved++;
     }
     return moved;
@@ -327,7 +358,7 @@ static void xrep_window(sim *g)
     g->w.xb_moved[ICNT_REP][0] = moved;
 }
 
-/* Crossbar task i (i < nx). */
+/* The subnet's task (either one's with one subnet). */
 static void xbar_task(sim *g, uint32_t i)
 {
     if (g->w.nx == 1)
@@ -338,20 +369,56 @@ static void xbar_task(sim *g, uint32_t i)
         xrep_window(g);
 }
 
-/* Serial, after a window of the split crossbar: its interconnect cycles, and of them those
- * in which either subnet held a packet, as icnt_cycle_begin counts them. */
+static int any_bit(const uint64_t *b, uint32_t n)
+{
+    for (uint32_t wd = 0; wd < (n + 63) / 64; wd++)
+        if (b[wd])
+            return 1;
+    return 0;
+}
+
+/* Serial, before a window: its crossbar tasks. A crossbar (a subnet, when there are two)
+ * that holds no packet, with nothing on the links it takes from that it may take in the
+ * window, would only count idle cycles: it gets no task, and count_icnt moves its clock. */
+static void plan_xbar(sim *g)
+{
+    sim_window *w = &g->w;
+    int req = any_bit(w->out_bits, g->n_sm), rep = any_bit(w->rep_bits, g->n_sub_total);
+    w->nxt = 0;
+    if (w->nx == 1) {
+        if (req || rep || icnt_busy(g->net))
+            w->xtask[w->nxt++] = 0;
+        return;
+    }
+    if (req || icnt_subnet_busy(g->net, ICNT_REQ))
+        w->xtask[w->nxt++] = ICNT_REQ;
+    if (rep || icnt_subnet_busy(g->net, ICNT_REP))
+        w->xtask[w->nxt++] = ICNT_REP;
+}
+
+/* Serial, after a window: a crossbar without a task idles through its interconnect edges
+ * (icnt_skip, as xbar_window's cycles would count them); with two subnets, the interconnect
+ * cycles, and of them those in which a subnet held a packet, as icnt_cycle_begin counts. */
 static void count_icnt(sim *g)
 {
     const sim_window *w = &g->w;
-    if (w->nx != 2)
+    if (w->nx != 2) {
+        if (!w->nxt)
+            icnt_skip(g->net, w->nicnt);
         return;
-    uint64_t cycles = 0, active = 0;
-    for (uint32_t k = 0; k < w->nedge; k++)
+    }
+    uint64_t active = 0;
+    for (uint32_t k = 0; k < w->nedge && w->nxt; k++)
         if (w->edge[k].m & 1u << CLK_ICNT) {
-            cycles++;
-            active += (w->xact[0][k] | w->xact[1][k]) != 0;
+            uint8_t a = 0;
+            for (uint32_t j = 0; j < w->nxt; j++)
+                a |= w->xact[w->xtask[j]][k];
+            active += a != 0;
         }
-    icnt_count_cycles(g->net, cycles, active);
+    icnt_count_cycles(g->net, w->nicnt, active);
+    for (uint32_t s = 0; s < 2; s++)
+        if (!(w->nxt > 0 && w->xtask[0] == s) && !(w->nxt > 1 && w->xtask[1] == s))
+            icnt_subnet_skip(g->net, s, w->nicnt);
 }
 
 /* ---- the memory channels --------------------------------------------------------------- */
@@ -455,11 +522,36 @@ static void chan_window(sim *g, uint32_t c)
     h->quiet = !h->busy && (!h->wake || h->wake == UINT64_MAX) && !mem_part_replies(p);
 }
 
+/* A quiet channel's edges since it went quiet (or was last caught up) into its own books:
+ * the DRAM edges to hand over, the last L2 edge's cycle. */
+static void chan_catch_up(sim_window *w, uint32_t c)
+{
+    sim_wchan *h = &w->ch[c];
+    h->skip += w->dram_edges - h->qdram;
+    if (w->l2_wins != h->ql2)
+        h->now = w->l2_last;
+    h->qdram = w->dram_edges;
+    h->ql2 = w->l2_wins;
+}
+
+/* Serial, after a window or a skip: its DRAM edges and last L2 edge (0: none) into the quiet
+ * channels' books. */
+static void books_add(sim_window *w, uint64_t ndram, uint64_t l2_cycle)
+{
+    w->dram_edges += ndram;
+    if (l2_cycle) {
+        w->l2_wins++;
+        w->l2_last = l2_cycle;
+    }
+}
+
 /* Serial, before a reader of the channels: their counted edges handed over. */
 void sim_window_sync_channels(sim *g)
 {
     for (uint32_t c = 0; c < g->n_chan; c++) {
         sim_wchan *h = &g->w.ch[c];
+        if (!bit_get(g->w.awake, c))
+            chan_catch_up(&g->w, c);
         if (h->skip)
             mem_part_skip(g->part[c], h->skip);
         if (h->now)
@@ -468,24 +560,25 @@ void sim_window_sync_channels(sim *g)
     }
 }
 
-/* The channels with a task in the window: all but the quiet ones that no request reaches,
- * whose edges are only counted. */
+/* The channels with a task in the window, in index order: all but the quiet ones that no
+ * request reaches, whose edges the books count (books_add). A quiet one a request reaches
+ * takes its edges from the books first. */
 static void collect_chans(sim *g)
 {
     sim_window *w = &g->w;
+    uint32_t words = (g->n_chan + 63) / 64;
+    for (uint32_t wd = 0; wd < (g->n_sub_total + 63) / 64; wd++)
+        for (uint64_t b = w->req_bits[wd]; b; b &= b - 1)
+            bit_set(w->reqch, (wd * 64 + (uint32_t)__builtin_ctzll(b)) / g->n_sub);
     w->nchan_task = 0;
-    for (uint32_t c = 0; c < g->n_chan; c++) {
-        sim_wchan *h = &w->ch[c];
-        int req = 0;
-        for (uint32_t i = c * g->n_sub; i < (c + 1) * g->n_sub; i++)
-            req |= w->cp[i].req_head != w->cp[i].req_tail_seen;
-        if (!h->quiet || req) {
+    for (uint32_t wd = 0; wd < words; wd++) {
+        for (uint64_t b = w->awake[wd] | w->reqch[wd]; b; b &= b - 1) {
+            uint32_t c = wd * 64 + (uint32_t)__builtin_ctzll(b);
+            if (!bit_get(w->awake, c))
+                chan_catch_up(w, c);
             w->chan_task[w->nchan_task++] = c;
-            continue;
         }
-        h->skip += w->ndram;
-        if (w->last_l2)
-            h->now = w->last_l2;
+        w->reqch[wd] = 0;
     }
 }
 
@@ -519,7 +612,7 @@ static void list_edges(sim *g, uint64_t end)
     sim_window *w = &g->w;
     uint64_t cyc = g->cycle;
     w->nedge = 0;
-    w->ndram = w->last_l2 = 0;
+    w->ndram = w->last_l2 = w->nicnt = 0;
     for (;;) {
         if (w->nedge == w->edge_cap) {
             w->edge_cap = w->edge_cap ? 2 * w->edge_cap : 64;
@@ -530,6 +623,7 @@ static void list_edges(sim *g, uint64_t end)
         unsigned m = sim_next_edges(g);
         w->edge[w->nedge++] = (sim_wedge){cyc, m};
         w->ndram += (m & 1u << CLK_DRAM) != 0;
+        w->nicnt += (m & 1u << CLK_ICNT) != 0;
         if (m & 1u << CLK_L2)
             w->last_l2 = cyc;
         if ((m & 1u << CLK_CORE) && ++cyc == end)
@@ -542,12 +636,12 @@ typedef struct win_ctx {
     uint32_t ahead; /* 1: the last thread fills the CTA read-ahead rings first */
 } win_ctx;
 
-/* Task i of the window: the crossbar's (nx), the channels', the SMs' with work. */
+/* Task i of the window: the crossbar's (nxt), the channels', the SMs' with work. */
 static void win_task(sim *g, const win_ctx *x, uint32_t i, uint32_t me)
 {
-    uint32_t nx = g->w.nx;
+    uint32_t nx = g->w.nxt;
     if (i < nx)
-        xbar_task(g, i);
+        xbar_task(g, g->w.xtask[i]);
     else if (i < nx + g->w.nchan_task)
         chan_window(g, g->w.chan_task[i - nx]);
     else
@@ -561,9 +655,9 @@ static void prof_task(sim *g, uint32_t i, uint32_t me, double s, int stolen)
     p->busy += s;
     p->tasks++;
     p->stolen += stolen != 0;
-    if (i < g->w.nx)
+    if (i < g->w.nxt)
         p->xbar_s += s;
-    else if (i < g->w.nx + g->w.nchan_task)
+    else if (i < g->w.nxt + g->w.nchan_task)
         p->chan_s += s;
     else
         p->sm_s += s;
@@ -576,7 +670,8 @@ static void collect(sim *g, uint64_t end)
     uint32_t n = 0;
     for (uint32_t wd = 0; wd < (g->n_sm + 63) / 64; wd++) {
         uint64_t ran = 0;
-        for (uint32_t s = wd * 64; s < g->n_sm && s < wd * 64 + 64; s++) {
+        for (uint64_t bits = g->maybe_active[wd] | g->w.in_bits[wd]; bits; bits &= bits - 1) {
+            uint32_t s = wd * 64 + (uint32_t)__builtin_ctzll(bits);
             int reply = in_due(g, s) < end;
             int act = (g->maybe_active[wd] >> (s % 64)) & 1;
             if (!reply && (!act || (g->park_at[s] && g->park_at[s] >= end)))
@@ -621,9 +716,9 @@ static void plan(sim *g, uint32_t threads)
     for (uint32_t t = 0; t < threads; t++) {
         atomic_store_explicit(&w->range[t].next, pos, memory_order_relaxed);
         for (; kc < w->nchan_task && w->home_chan[w->chan_task[kc]] == t; kc++)
-            w->order[pos++] = w->nx + kc;
+            w->order[pos++] = w->nxt + kc;
         for (; ks < g->nactive && w->home_sm[g->active[ks]] == t; ks++)
-            w->order[pos++] = w->nx + w->nchan_task + ks;
+            w->order[pos++] = w->nxt + w->nchan_task + ks;
         w->range[t].end = pos;
     }
     if (kc < w->nchan_task || ks < g->nactive)
@@ -671,10 +766,10 @@ static void rebalance(sim *g, uint32_t threads, const double *xbar_s)
     double sm_s = 0;
     uint32_t nsm = 0;
     for (uint32_t t = 0; t < threads; t++) {
-        double own = t < w->nx ? xbar_s[t] : 0;
+        double own = t < w->nxt ? xbar_s[t] : 0;
         for (uint32_t i = t ? w->range[t - 1].end : 0; i < w->range[t].end; i++) {
             own += w->dur[i];
-            if (w->order[i] >= w->nx + w->nchan_task) {
+            if (w->order[i] >= w->nxt + w->nchan_task) {
                 sm_s += w->dur[i];
                 nsm++;
             }
@@ -707,9 +802,9 @@ static void run_team(sim *g, const win_ctx *x, uint32_t threads)
     {
         sim_omp_enter(g);
         uint32_t me = (uint32_t)omp_get_thread_num();
-        if (me < w->nx) { /* the crossbar's tasks first, on threads 0 and 1 */
+        if (me < w->nxt) { /* the crossbar's tasks first, on threads 0 and 1 */
             double t0 = base_now_s();
-            xbar_task(g, me);
+            xbar_task(g, w->xtask[me]);
             double t1 = base_now_s();
             xbar_s[me] = t1 - t0;
             if (w->prof)
@@ -734,7 +829,8 @@ static void run_window(sim *g, uint64_t end)
     list_edges(g, end);
     collect(g, end);
     collect_chans(g);
-    uint32_t n = g->w.nx + g->w.nchan_task + g->nactive;
+    plan_xbar(g);
+    uint32_t n = g->w.nxt + g->w.nchan_task + g->nactive;
 #ifdef _OPENMP
     uint32_t threads = (uint32_t)g->k.threads;
     if (threads > 1) {
@@ -754,36 +850,72 @@ static void run_window(sim *g, uint64_t end)
     }
 }
 
+/* SM s's links: each side sees the other's indices; which links hold entries. */
+static void exchange_sm(sim_window *w, uint32_t s)
+{
+    sim_wsm *a = &w->sm[s];
+    sim_wxs *b = &w->xs[s];
+    a->out_head_seen = b->out_head;
+    a->in_tail_seen = b->in_tail;
+    b->in_head_seen = a->in_head;
+    b->out_tail_seen = a->out_tail;
+    if (b->out_head != b->out_tail_seen)
+        bit_set(w->out_bits, s);
+    bit_put(w->in_bits, s, a->in_head != a->in_tail_seen);
+}
+
+static void exchange_sub(sim_window *w, uint32_t i)
+{
+    sim_wxp *a = &w->xp[i];
+    sim_wcp *b = &w->cp[i];
+    a->req_head_seen = b->req_head;
+    a->rep_tail_seen = b->rep_tail;
+    b->req_tail_seen = a->req_tail;
+    b->rep_head_seen = a->rep_head;
+    if (a->rep_head != a->rep_tail_seen)
+        bit_set(w->rep_bits, i);
+    bit_put(w->req_bits, i, b->req_head != b->req_tail_seen);
+}
+
+/* The links whose indices moved in the window: of the SMs that ran, the channels that ran,
+ * and those the crossbar tasks marked. (Exchanging a link twice changes nothing.) */
+static void exchange_links(sim *g)
+{
+    sim_window *w = &g->w;
+    for (uint32_t wd = 0; wd < (g->n_sm + 63) / 64; wd++) {
+        uint64_t bits = g->ran[wd] | w->xdirty_sm[0][wd] | w->xdirty_sm[1][wd];
+        w->xdirty_sm[0][wd] = w->xdirty_sm[1][wd] = 0;
+        for (; bits; bits &= bits - 1)
+            exchange_sm(w, wd * 64 + (uint32_t)__builtin_ctzll(bits));
+    }
+    for (uint32_t k = 0; k < w->nchan_task; k++)
+        for (uint32_t i = w->chan_task[k] * g->n_sub; i < (w->chan_task[k] + 1) * g->n_sub; i++)
+            exchange_sub(w, i);
+    for (uint32_t wd = 0; wd < (g->n_sub_total + 63) / 64; wd++) {
+        uint64_t bits = w->xdirty_sub[0][wd] | w->xdirty_sub[1][wd];
+        w->xdirty_sub[0][wd] = w->xdirty_sub[1][wd] = 0;
+        for (; bits; bits &= bits - 1)
+            exchange_sub(w, wd * 64 + (uint32_t)__builtin_ctzll(bits));
+    }
+}
+
 /* Serial, between windows: each side now sees the other's indices, and the units' reports. */
 static void exchange(sim *g)
 {
     sim_window *w = &g->w;
-    for (uint32_t s = 0; s < g->n_sm; s++) {
-        sim_wsm *a = &w->sm[s];
-        sim_wxs *b = &w->xs[s];
-        a->out_head_seen = b->out_head;
-        a->in_tail_seen = b->in_tail;
-        b->in_head_seen = a->in_head;
-        b->out_tail_seen = a->out_tail;
-        if (b->out_head != b->out_tail_seen)
-            w->out_bits[s / 64] |= 1ull << (s % 64);
-    }
-    for (uint32_t i = 0; i < g->n_sub_total; i++) {
-        sim_wxp *a = &w->xp[i];
-        sim_wcp *b = &w->cp[i];
-        a->req_head_seen = b->req_head;
-        a->rep_tail_seen = b->rep_tail;
-        b->req_tail_seen = a->req_tail;
-        b->rep_head_seen = a->rep_head;
-        if (a->rep_head != a->rep_tail_seen)
-            w->rep_bits[i / 64] |= 1ull << (i % 64);
-    }
+    exchange_links(g);
     count_icnt(g);
     g->moved += w->xb_moved[0][0] + w->xb_moved[1][0];
     w->xb_moved[0][0] = w->xb_moved[1][0] = 0;
-    for (uint32_t c = 0; c < g->n_chan; c++) {
-        g->moved += w->ch[c].moved;
-        w->ch[c].moved = 0;
+    books_add(w, w->ndram, w->last_l2);
+    for (uint32_t k = 0; k < w->nchan_task; k++) {
+        uint32_t c = w->chan_task[k];
+        sim_wchan *h = &w->ch[c];
+        g->moved += h->moved;
+        h->moved = 0;
+        bit_put(w->awake, c, !h->quiet);
+        h->qdram = w->dram_edges; /* from now on, if quiet, the books count its edges */
+        h->ql2 = w->l2_wins;
     }
     for (uint32_t wd = 0; wd < g->smf_words; wd++) {
         g->moved += sim_smf_take(g, SMF_PROG, wd) != 0;
@@ -839,26 +971,35 @@ static uint64_t win_wake(const sim *g)
                 return now;
             t = sim_min_u64(t, g->park_at[s]);
         }
-    for (uint32_t s = 0; s < g->n_sm; s++) {
-        if (w->xs[s].out_head != w->sm[s].out_tail)
+    /* the links that hold entries (every index settled, so the bits say exactly which) */
+    for (uint32_t wd = 0; wd < (g->n_sm + 63) / 64; wd++) {
+        for (uint64_t b = w->out_bits[wd]; b; b &= b - 1) {
+            uint32_t s = wd * 64 + (uint32_t)__builtin_ctzll(b);
             t = sim_min_u64(t, *sm_at(g, s, LK_OUT, w->xs[s].out_head));
-        if (w->sm[s].in_head != w->xs[s].in_tail)
+        }
+        for (uint64_t b = w->in_bits[wd]; b; b &= b - 1) {
+            uint32_t s = wd * 64 + (uint32_t)__builtin_ctzll(b);
             t = sim_min_u64(t, *sm_at(g, s, LK_IN, w->sm[s].in_head));
+        }
     }
-    for (uint32_t i = 0; i < g->n_sub_total; i++) {
-        if (w->cp[i].req_head != w->xp[i].req_tail)
+    for (uint32_t wd = 0; wd < (g->n_sub_total + 63) / 64; wd++) {
+        for (uint64_t b = w->req_bits[wd]; b; b &= b - 1) {
+            uint32_t i = wd * 64 + (uint32_t)__builtin_ctzll(b);
             t = sim_min_u64(t, *sub_at(g, i, LK_REQ, w->cp[i].req_head));
-        if (w->xp[i].rep_head != w->cp[i].rep_tail)
+        }
+        for (uint64_t b = w->rep_bits[wd]; b; b &= b - 1) {
+            uint32_t i = wd * 64 + (uint32_t)__builtin_ctzll(b);
             t = sim_min_u64(t, *sub_at(g, i, LK_REP, w->xp[i].rep_head));
+        }
     }
-    for (uint32_t c = 0; c < g->n_chan && t > now; c++) {
-        const sim_wchan *h = &w->ch[c];
-        if (h->quiet)
-            continue;
-        if (h->busy || !h->wake || mem_part_replies(g->part[c]))
-            return now;
-        t = sim_min_u64(t, h->wake);
-    }
+    for (uint32_t wd = 0; wd < (g->n_chan + 63) / 64 && t > now; wd++)
+        for (uint64_t b = w->awake[wd]; b && t > now; b &= b - 1) {
+            uint32_t c = wd * 64 + (uint32_t)__builtin_ctzll(b);
+            const sim_wchan *h = &w->ch[c];
+            if (h->busy || !h->wake || mem_part_replies(g->part[c]))
+                return now;
+            t = sim_min_u64(t, h->wake);
+        }
     return t;
 }
 
@@ -887,24 +1028,22 @@ static uint64_t edges_upto(const sim *g, int d, uint64_t t)
     return t >= g->next[d] ? (t - g->next[d]) / g->period[d] + 1 : 0;
 }
 
-/* The skipped edges handed to the channels as their windows would: a quiet one's counted
- * for later (collect_chans), a sleeping one's given now (its task would, chan_window). */
+/* The skipped edges handed to the channels as their windows would: the quiet ones' to the
+ * books (collect_chans), a sleeping one's given now (its task would, chan_window). */
 static void skip_channels(sim *g, uint64_t ndram, uint64_t l2_cycle)
 {
-    for (uint32_t c = 0; c < g->n_chan; c++) {
-        sim_wchan *h = &g->w.ch[c];
-        if (h->quiet) {
-            h->skip += ndram;
+    sim_window *w = &g->w;
+    for (uint32_t wd = 0; wd < (g->n_chan + 63) / 64; wd++)
+        for (uint64_t b = w->awake[wd]; b; b &= b - 1) {
+            uint32_t c = wd * 64 + (uint32_t)__builtin_ctzll(b);
+            sim_wchan *h = &w->ch[c];
+            if (h->skip + ndram)
+                mem_part_skip(g->part[c], h->skip + ndram);
+            h->skip = h->now = 0;
             if (l2_cycle)
-                h->now = l2_cycle;
-            continue;
+                mem_part_set_now(g->part[c], l2_cycle);
         }
-        if (h->skip + ndram)
-            mem_part_skip(g->part[c], h->skip + ndram);
-        h->skip = h->now = 0;
-        if (l2_cycle)
-            mem_part_set_now(g->part[c], l2_cycle);
-    }
+    books_add(w, ndram, l2_cycle);
 }
 
 /* Between windows: jumps over the whole windows in which no unit would act, leaving the state
