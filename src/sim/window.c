@@ -560,10 +560,21 @@ void sim_window_sync_channels(sim *g)
     }
 }
 
+/* Channel c, awake, sleeps through the window that ends with core cycle end - 1 with no
+ * reply to send and no request on its links: its task would only count the window's edges
+ * and hand them over (chan_window). */
+static int dormant(const sim *g, uint32_t c, uint64_t end)
+{
+    const sim_wchan *h = &g->w.ch[c];
+    return !h->busy && h->wake >= end && !bit_get(g->w.reqch, c) &&
+           !mem_part_replies(g->part[c]);
+}
+
 /* The channels with a task in the window, in index order: all but the quiet ones that no
- * request reaches, whose edges the books count (books_add). A quiet one a request reaches
- * takes its edges from the books first. */
-static void collect_chans(sim *g)
+ * request reaches, whose edges the books count (books_add), and the dormant ones, which
+ * count theirs themselves as a quiet one's books would. A quiet one a request reaches takes
+ * its edges from the books first. */
+static void collect_chans(sim *g, uint64_t end)
 {
     sim_window *w = &g->w;
     uint32_t words = (g->n_chan + 63) / 64;
@@ -574,8 +585,14 @@ static void collect_chans(sim *g)
     for (uint32_t wd = 0; wd < words; wd++) {
         for (uint64_t b = w->awake[wd] | w->reqch[wd]; b; b &= b - 1) {
             uint32_t c = wd * 64 + (uint32_t)__builtin_ctzll(b);
-            if (!bit_get(w->awake, c))
+            if (!bit_get(w->awake, c)) {
                 chan_catch_up(w, c);
+            } else if (dormant(g, c, end)) {
+                w->ch[c].skip += w->ndram;
+                if (w->last_l2)
+                    w->ch[c].now = w->last_l2;
+                continue;
+            }
             w->chan_task[w->nchan_task++] = c;
         }
         w->reqch[wd] = 0;
@@ -828,7 +845,7 @@ static void run_window(sim *g, uint64_t end)
     win_ctx x = {g->cycle, end, 0};
     list_edges(g, end);
     collect(g, end);
-    collect_chans(g);
+    collect_chans(g, end);
     plan_xbar(g);
     uint32_t n = g->w.nxt + g->w.nchan_task + g->nactive;
 #ifdef _OPENMP
@@ -1039,9 +1056,10 @@ static void skip_channels(sim *g, uint64_t ndram, uint64_t l2_cycle)
             sim_wchan *h = &w->ch[c];
             if (h->skip + ndram)
                 mem_part_skip(g->part[c], h->skip + ndram);
+            uint64_t now = l2_cycle ? l2_cycle : h->now; /* a dormant one's (collect_chans) */
             h->skip = h->now = 0;
-            if (l2_cycle)
-                mem_part_set_now(g->part[c], l2_cycle);
+            if (now)
+                mem_part_set_now(g->part[c], now);
         }
     books_add(w, ndram, l2_cycle);
 }
