@@ -622,30 +622,62 @@ void sim_window_diagnose(const sim *g, FILE *f)
 
 /* ---- windows --------------------------------------------------------------------------- */
 
+/* Clock domain d's edges at or before fs time t. */
+static uint64_t edges_upto(const sim *g, int d, uint64_t t)
+{
+    return t >= g->next[d] ? (t - g->next[d]) / g->period[d] + 1 : 0;
+}
+
+/* Room for n edges in the window's lists. */
+static void edge_room(sim_window *w, uint64_t n)
+{
+    if (n <= w->edge_cap)
+        return;
+    while (w->edge_cap < n)
+        w->edge_cap = w->edge_cap ? 2 * w->edge_cap : 64;
+    w->edge = base_realloc(w->edge, w->edge_cap * sizeof *w->edge);
+    for (uint32_t s = 0; s < w->nx && w->nx == 2; s++)
+        w->xact[s] = base_realloc(w->xact[s], w->edge_cap);
+}
+
 /* The window's edges, after the last window's last core edge up to the core edge of cycle
- * end - 1; the clocks advance past them. */
+ * end - 1; the clocks advance past them (sim_next_edges' merge, on a copy of the clocks,
+ * with room for every edge made first). */
 static void list_edges(sim *g, uint64_t end)
 {
     sim_window *w = &g->w;
-    uint64_t cyc = g->cycle;
-    w->nedge = 0;
-    w->ndram = w->last_l2 = w->nicnt = 0;
+    uint64_t tend = g->next[CLK_CORE] + (end - 1 - g->cycle) * g->period[CLK_CORE], most = 0;
+    for (int d = 0; d < CLK_N; d++)
+        most += edges_upto(g, d, tend);
+    edge_room(w, most);
+    uint64_t n[CLK_N];
+    memcpy(n, g->next, sizeof n);
+    uint64_t cyc = g->cycle, ndram = 0, nicnt = 0, last_l2 = 0;
+    sim_wedge *e = w->edge;
+    uint32_t k = 0;
     for (;;) {
-        if (w->nedge == w->edge_cap) {
-            w->edge_cap = w->edge_cap ? 2 * w->edge_cap : 64;
-            w->edge = base_realloc(w->edge, w->edge_cap * sizeof *w->edge);
-            for (uint32_t s = 0; s < w->nx && w->nx == 2; s++)
-                w->xact[s] = base_realloc(w->xact[s], w->edge_cap);
-        }
-        unsigned m = sim_next_edges(g);
-        w->edge[w->nedge++] = (sim_wedge){cyc, m};
-        w->ndram += (m & 1u << CLK_DRAM) != 0;
-        w->nicnt += (m & 1u << CLK_ICNT) != 0;
+        uint64_t t = n[0];
+        for (int i = 1; i < CLK_N; i++)
+            t = n[i] < t ? n[i] : t;
+        unsigned m = 0;
+        for (int i = 0; i < CLK_N; i++)
+            if (n[i] == t) {
+                m |= 1u << i;
+                n[i] += g->period[i];
+            }
+        e[k++] = (sim_wedge){cyc, m};
+        nicnt += m >> CLK_ICNT & 1;
+        ndram += m >> CLK_DRAM & 1;
         if (m & 1u << CLK_L2)
-            w->last_l2 = cyc;
+            last_l2 = cyc;
         if ((m & 1u << CLK_CORE) && ++cyc == end)
             break;
     }
+    memcpy(g->next, n, sizeof n);
+    w->nedge = k;
+    w->ndram = ndram;
+    w->nicnt = nicnt;
+    w->last_l2 = last_l2;
 }
 
 typedef struct win_ctx {
@@ -1037,12 +1069,6 @@ static uint64_t skip_limit(const sim *g, uint64_t wake)
     if (g->k.max_cycles)
         lim = sim_min_u64(lim, (uint64_t)g->k.max_cycles - 1);
     return lim;
-}
-
-/* Clock domain d's edges at or before fs time t. */
-static uint64_t edges_upto(const sim *g, int d, uint64_t t)
-{
-    return t >= g->next[d] ? (t - g->next[d]) / g->period[d] + 1 : 0;
 }
 
 /* The skipped edges handed to the channels as their windows would: the quiet ones' to the
