@@ -173,8 +173,10 @@ typedef struct sim_window {
     /* per subnet (its crossbar task writes them): the SMs and sub-partitions whose link
      * indices it moved in the window, exchanged after it with those whose tasks ran */
     uint64_t *xdirty_sm[2], *xdirty_sub[2];
-    sim_wedge *edge;
+    sim_wedge *edge;          /* listed only when a crossbar or channel task walks them */
     uint32_t nedge, edge_cap;
+    uint64_t next0[CLK_N], cycle0, end; /* the clocks and the core cycles of the window */
+    uint64_t most;            /* its edges of all domains (the most it lists: some coincide) */
     uint64_t ndram, last_l2; /* the window's DRAM edges; its last L2 edge's cycle (0: none) */
     uint32_t *chan_task, nchan_task; /* the channels with a task in the window */
     uint64_t *awake, *reqch;  /* channels not quiet; channels a request reaches (collect_chans) */

@@ -640,19 +640,42 @@ static void edge_room(sim_window *w, uint64_t n)
         w->xact[s] = base_realloc(w->xact[s], w->edge_cap);
 }
 
-/* The window's edges, after the last window's last core edge up to the core edge of cycle
- * end - 1; the clocks advance past them (sim_next_edges' merge, on a copy of the clocks,
- * with room for every edge made first). */
-static void list_edges(sim *g, uint64_t end)
+/* The window that ends with core cycle end - 1: the clocks advance past its edges (every
+ * domain's edges up to the core edge of that cycle, after the last window's), and its
+ * counts of DRAM and interconnect edges and its last L2 edge's core cycle are made, as
+ * skip_quiet makes them; the edges themselves are listed only for tasks that walk them
+ * (list_edges): an SM's task needs only the window's cycles, and in a latency-bound run most
+ * windows have only SM tasks. */
+static void window_clocks(sim *g, uint64_t end)
 {
     sim_window *w = &g->w;
-    uint64_t tend = g->next[CLK_CORE] + (end - 1 - g->cycle) * g->period[CLK_CORE], most = 0;
+    uint64_t tend = g->next[CLK_CORE] + (end - 1 - g->cycle) * g->period[CLK_CORE], n[CLK_N];
+    memcpy(w->next0, g->next, sizeof w->next0);
+    w->cycle0 = g->cycle;
+    w->end = end;
+    w->nedge = 0;
+    w->most = 0;
     for (int d = 0; d < CLK_N; d++)
-        most += edges_upto(g, d, tend);
-    edge_room(w, most);
-    uint64_t n[CLK_N];
-    memcpy(n, g->next, sizeof n);
-    uint64_t cyc = g->cycle, ndram = 0, nicnt = 0, last_l2 = 0;
+        w->most += n[d] = edges_upto(g, d, tend);
+    w->ndram = n[CLK_DRAM];
+    w->nicnt = n[CLK_ICNT];
+    w->last_l2 = 0;
+    if (n[CLK_L2]) { /* the cycle its last L2 edge sees: the core edges before it */
+        uint64_t tl = g->next[CLK_L2] + (n[CLK_L2] - 1) * g->period[CLK_L2];
+        w->last_l2 = g->cycle + (tl > g->next[CLK_CORE] ? edges_upto(g, CLK_CORE, tl - 1) : 0);
+    }
+    for (int d = 0; d < CLK_N; d++)
+        g->next[d] += n[d] * g->period[d];
+}
+
+/* The window's edges, from the clocks as it began (sim_next_edges' merge, on a copy, with
+ * room for them all made first). */
+static void list_edges(sim *g)
+{
+    sim_window *w = &g->w;
+    uint64_t n[CLK_N], cyc = w->cycle0;
+    edge_room(w, w->most);
+    memcpy(n, w->next0, sizeof n);
     sim_wedge *e = w->edge;
     uint32_t k = 0;
     for (;;) {
@@ -666,18 +689,10 @@ static void list_edges(sim *g, uint64_t end)
                 n[i] += g->period[i];
             }
         e[k++] = (sim_wedge){cyc, m};
-        nicnt += m >> CLK_ICNT & 1;
-        ndram += m >> CLK_DRAM & 1;
-        if (m & 1u << CLK_L2)
-            last_l2 = cyc;
-        if ((m & 1u << CLK_CORE) && ++cyc == end)
+        if ((m & 1u << CLK_CORE) && ++cyc == w->end)
             break;
     }
-    memcpy(g->next, n, sizeof n);
     w->nedge = k;
-    w->ndram = ndram;
-    w->nicnt = nicnt;
-    w->last_l2 = last_l2;
 }
 
 typedef struct win_ctx {
@@ -875,10 +890,12 @@ static void run_team(sim *g, const win_ctx *x, uint32_t threads)
 static void run_window(sim *g, uint64_t end)
 {
     win_ctx x = {g->cycle, end, 0};
-    list_edges(g, end);
+    window_clocks(g, end);
     collect(g, end);
     collect_chans(g, end);
     plan_xbar(g);
+    if (g->w.nxt || g->w.nchan_task)
+        list_edges(g);
     uint32_t n = g->w.nxt + g->w.nchan_task + g->nactive;
 #ifdef _OPENMP
     uint32_t threads = (uint32_t)g->k.threads;
