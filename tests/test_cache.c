@@ -354,6 +354,43 @@ TEST(cache_read_only_line_cache_on_fill)
     cache_free(c);
 }
 
+/* A fill evicts only a line it has to place: an allocate-on-miss cache placed the line at
+ * the miss (its dirty victim written back then), so its fill never evicts and may go ahead
+ * while the miss queue is full (the L2's fill waits on it only when it may evict); an
+ * allocate-on-fill cache places the line at the fill, evicting the way's line. */
+TEST(cache_fill_may_evict_only_on_fill)
+{
+    for (int al = 0; al < 2; al++) {
+        cache_cfg cf = cfg_base();
+        cf.assoc = 1;
+        if (al) {
+            cf.kind = CACHE_NORMAL;
+            cf.write = CACHE_WR_RO;
+            cf.alloc = CACHE_AL_ON_FILL;
+            cf.walloc = CACHE_WA_NONE;
+        }
+        cache *c = cache_new(&cf);
+        cache_result o;
+        if (al) { /* the one way holds a clean line */
+            o = rd(c, 0x1000, 1, 1);
+            CHECK_EQ(fill(c, 0x1000, o.fetch_mask, 2), 1);
+        } else { /* the one way holds a dirty line (write-allocate, lazy: no fetch) */
+            wr(c, 0x1000, 1);
+        }
+        CHECK_EQ(cache_probe(c, 0x1000), 1);
+        o = rd(c, 0x2000, 3, 3);
+        CHECK_EQ(o.status, CACHE_MISS);
+        CHECK_EQ(o.wb_mask != 0, !al); /* on miss: the dirty victim leaves at the miss */
+        CHECK_EQ(cache_fill_may_evict(c, 0x2000, o.hint), al);
+        CHECK_EQ(cache_probe(c, 0x1000), al); /* on fill: the victim is still there */
+        CHECK_EQ(fill(c, 0x2000, o.fetch_mask, 4), 1);
+        CHECK_EQ(fill_wb_mask, 0);
+        CHECK_EQ(cache_probe(c, 0x1000), 0);
+        CHECK_EQ(cache_probe(c, 0x2000), 1);
+        cache_free(c);
+    }
+}
+
 TEST(cache_fill_returns_waiters_oldest_first)
 {
     cache_cfg cf = cfg_base();

@@ -208,6 +208,37 @@ static void each_sample(void (*check)(const char *trace, const char *cfgdir))
 TEST(sim_deterministic_shared_traces) { each_shared(same_json); }
 TEST(sim_deterministic_synth_samples) { each_sample(same_json); }
 
+/* The GTX 1080 config's L2 (allocate on miss, a miss queue of 4) under a streaming kernel:
+ * a channel's DRAM held a return for a full DRAM->L2 queue whose head, a fill, waited for
+ * room in the miss queue, which waited on that DRAM, and the run stopped at the watchdog.
+ * GPGPU-Sim's fill waits for the fill port alone, and a line reserved at its miss cannot
+ * evict: the run now ends with every instruction of the trace retired, in both modes. */
+TEST(sim_l2_fill_does_not_wait_for_the_miss_queue)
+{
+    char trace[512], cfg[512];
+    const char *p = test_shared_path("traces/accelsim/vecadd_sm61_v3");
+    if (!p)
+        return;
+    snprintf(trace, sizeof trace, "%s", p); /* a static buffer, which the next call reuses */
+    p = test_shared_path("reference/accelsim-configs/GTX1080_microgpusim_reconstructed/"
+                         "gpgpusim.config");
+    if (!p)
+        return;
+    snprintf(cfg, sizeof cfg, "%s", p);
+    trace_summary ts;
+    base_err e = {0};
+    CHECK(trace_summarize(trace, &ts, &e) == 0);
+    const char *modes[] = {"", "--sync_window=4 --threads=2"};
+    for (size_t i = 0; i < BASE_ARRAY_LEN(modes); i++) {
+        test_proc r = test_lockstep("run --config=%s %s %s", cfg, modes[i], trace);
+        CHECK_EQ(r.status, 0);
+        unsigned long long insn = 0;
+        const char *t = strstr(r.out, "\ngpu_tot_sim_insn = ");
+        CHECK(t && sscanf(t, "\ngpu_tot_sim_insn = %llu", &insn) == 1);
+        CHECK_EQ(insn, ts.thread_insts);
+    }
+}
+
 /* Windowed mode: the JSON is byte-identical for 1 to 4 threads, with and without skipped
  * quiet windows and parking (fast_forward), deferred DRAM edges and sleeping channels (results
  * depend on sync_window, never on the host), and the run says it was windowed. */

@@ -1269,6 +1269,11 @@ static uint32_t mshr_at(const cache *c, uint64_t ln, uint64_t key, uint32_t hint
     return mshr_find(c, key, c->line_mshr ? find_line(c, ln) : NIL);
 }
 
+int cache_fill_may_evict(const cache *c, uint64_t line_addr, uint32_t hint)
+{
+    return line_at(c, line_addr >> c->line_log2, hint) == NIL;
+}
+
 size_t cache_fill(cache *c, uint64_t line_addr, uint8_t mask, uint32_t hint, uint64_t now,
                   mem_req *out, size_t max, uint64_t *wb_addr, uint8_t *wb_mask)
 {

@@ -121,6 +121,11 @@ void cache_access(cache *c, const mem_req *r, uint64_t now, cache_result *out);
 /* Read-only probe without side effects or stats: 1 if the sector is present and valid. */
 int cache_probe(const cache *c, uint64_t addr);
 
+/* Whether a fill of line `line_addr` may evict another line (and so write one back): the
+ * line is not in the cache. An allocate-on-miss cache reserved it at the miss, so its fills
+ * never evict. `hint` as for cache_fill. */
+int cache_fill_may_evict(const cache *c, uint64_t line_addr, uint32_t hint);
+
 /* Data for `mask` sectors of line `line_addr` arrived. The sectors become valid (allocating
  * the line first for on_fill/streaming caches, which may evict: the writeback, if any, is
  * returned in *wb_addr and *wb_mask). Every request waiting on those sectors is appended to

@@ -27,6 +27,8 @@
  * - Write-through / write-evict L2 (not used by any shipped config): a forwarded write is
  *   acknowledged when DRAM completes it (GPGPU-Sim sends no ack for it).
  * - Fetch-on-write: the write is acknowledged at once, the fetch fills without waiters.
+ * - A fill that may evict (a line not reserved at its miss: allocate on fill) waits for room
+ *   in the miss queue for its writeback; GPGPU-Sim's fill waits for the fill port alone.
  */
 #include "part.h"
 
@@ -452,13 +454,18 @@ static void from_dram(mem_part *p, sub *u, uint64_t now)
         }
         return;
     }
-    /* room against the queue's bound, 2 x fillmax (its ring may not have grown that far) */
-    if (mem_q_len(&u->ready) > u->fillmax || mem_q_len(&u->missq.q) >= p->missq_lim) {
+    /* room against the queue's bound, 2 x fillmax (its ring may not have grown that far),
+     * and for a writeback when the fill may evict (GPGPU-Sim's fill waits for the fill port
+     * alone: with a line reserved at the miss it never evicts, and waiting for the miss
+     * queue there deadlocked a channel whose DRAM held a return for this full queue while
+     * the miss queue waited on that DRAM) */
+    uint64_t line = cache_line_addr(u->l2, r->addr), wb_addr = 0;
+    if (mem_q_len(&u->ready) > u->fillmax ||
+        (mem_q_len(&u->missq.q) >= p->missq_lim && cache_fill_may_evict(u->l2, line, r->hint[1]))) {
         stat_inc(&p->st, PS_fill_stall, 1);
         return;
     }
     mem_req f = mem_q_pop(&u->from_dram);
-    uint64_t line = cache_line_addr(u->l2, f.addr), wb_addr = 0;
     uint8_t wb_mask = 0;
     grow_fillbuf(u);
     size_t n = cache_fill(u->l2, line, (uint8_t)(1u << cache_sector_of(f.addr)), f.hint[1], now,
