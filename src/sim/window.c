@@ -19,11 +19,12 @@
  * producer adds this window's, so credits seen a window late never throttle a flowing link.
  *
  * A window is every clock edge after the previous window's last core edge up to and including
- * the core edge of its last cycle; the edges are listed once, serially, and each task walks
- * the list. After it, serially: CTAs retire and issue (so a CTA starts up to W - 1 cycles
- * later than in the exact loop, and a kernel's end is seen at a window's end), kernels
- * launch, and the watchdog, the stop knobs and the progress line are looked at. Windows end
- * with core cycles that are multiples of W. A parked SM skips its cycles inside its task, a
+ * the core edge of its last cycle; the edges are listed once, serially, for the crossbar and
+ * channel tasks that walk them (an SM's task needs only the window's cycles). After it,
+ * serially: CTAs retire and issue (so a CTA starts up to W - 1 cycles later than in the exact
+ * loop, and a kernel's end is seen at a window's end), kernels launch, and the watchdog, the
+ * stop knobs and the progress line are looked at. Windows end with core cycles that are
+ * multiples of W. A parked SM skips its cycles inside its task, a
  * quiet channel side only counts its edges, a quiet channel or crossbar has no task at all,
  * the serial part visits only the links in use, and with fast_forward the windows in which
  * no unit would act are jumped over between windows (skip_quiet). */
