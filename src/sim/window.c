@@ -24,10 +24,10 @@
  * serially: CTAs retire and issue (so a CTA starts up to W - 1 cycles later than in the exact
  * loop, and a kernel's end is seen at a window's end), kernels launch, and the watchdog, the
  * stop knobs and the progress line are looked at. Windows end with core cycles that are
- * multiples of W. A parked SM skips its cycles inside its task, a
- * quiet channel side only counts its edges, a quiet channel or crossbar has no task at all,
- * the serial part visits only the links in use, and with fast_forward the windows in which
- * no unit would act are jumped over between windows (skip_quiet). */
+ * multiples of W. A parked SM skips its cycles inside its task, a quiet channel side only
+ * counts its edges, a quiet or dormant channel and a quiet crossbar have no task at all, the
+ * serial part visits only the links in use, and with fast_forward the windows in which no
+ * unit would act are jumped over between windows (skip_quiet). */
 #include "sim_int.h"
 #include <stdio.h>
 #include <stdlib.h>
