@@ -629,6 +629,12 @@ static uint64_t edges_upto(const sim *g, int d, uint64_t t)
     return t >= g->next[d] ? (t - g->next[d]) / g->period[d] + 1 : 0;
 }
 
+/* Clock domain d ticks at the core's edges: the same period, its next edge the core's. */
+static int with_core(const sim *g, int d)
+{
+    return g->period[d] == g->period[CLK_CORE] && g->next[d] == g->next[CLK_CORE];
+}
+
 /* Room for n edges in the window's lists. */
 static void edge_room(sim_window *w, uint64_t n)
 {
@@ -656,12 +662,17 @@ static void window_clocks(sim *g, uint64_t end)
     w->end = end;
     w->nedge = 0;
     w->most = 0;
+    /* a clock that ticks with the core's (the same period, now in step) has its edges: no
+     * division (most configs run the interconnect and the L2 at the core's clock) */
     for (int d = 0; d < CLK_N; d++)
-        w->most += n[d] = edges_upto(g, d, tend);
+        w->most += n[d] = d == CLK_CORE || with_core(g, d) ? end - g->cycle
+                                                                : edges_upto(g, d, tend);
     w->ndram = n[CLK_DRAM];
     w->nicnt = n[CLK_ICNT];
     w->last_l2 = 0;
-    if (n[CLK_L2]) { /* the cycle its last L2 edge sees: the core edges before it */
+    if (with_core(g, CLK_L2)) { /* its last edge is the window's last core edge */
+        w->last_l2 = end - 1;
+    } else if (n[CLK_L2]) { /* the cycle its last L2 edge sees: the core edges before it */
         uint64_t tl = g->next[CLK_L2] + (n[CLK_L2] - 1) * g->period[CLK_L2];
         w->last_l2 = g->cycle + (tl > g->next[CLK_CORE] ? edges_upto(g, CLK_CORE, tl - 1) : 0);
     }
