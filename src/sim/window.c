@@ -680,13 +680,59 @@ static void window_clocks(sim *g, uint64_t end)
         g->next[d] += n[d] * g->period[d];
 }
 
+/* list_edges when the clocks in step with the core's (`lock`, its own bit among them) and one
+ * other, d, are all: a merge of two. */
+static uint32_t list_two(sim *g, unsigned lock, int d)
+{
+    sim_window *w = &g->w;
+    uint64_t nc = w->next0[CLK_CORE], nd = w->next0[d], cyc = w->cycle0;
+    const uint64_t pc = g->period[CLK_CORE], pd = g->period[d];
+    const unsigned bd = 1u << d;
+    sim_wedge *e = w->edge;
+    uint32_t k = 0;
+    for (;;) {
+        if (nd < nc) {
+            e[k++] = (sim_wedge){cyc, bd};
+            nd += pd;
+            continue;
+        }
+        unsigned m = lock;
+        if (nd == nc) {
+            m |= bd;
+            nd += pd;
+        }
+        e[k++] = (sim_wedge){cyc, m};
+        nc += pc;
+        if (++cyc == w->end)
+            return k;
+    }
+}
+
 /* The window's edges, from the clocks as it began (sim_next_edges' merge, on a copy, with
- * room for them all made first). */
+ * room for them all made first). The clocks in step with the core's at the window's start
+ * stay so through it: they tick with it, and when one other clock is left (the usual: the
+ * DRAM's) the merge is of two. */
 static void list_edges(sim *g)
 {
     sim_window *w = &g->w;
-    uint64_t n[CLK_N], cyc = w->cycle0;
     edge_room(w, w->most);
+    unsigned lock = 1u << CLK_CORE;
+    int other = -1, nother = 0;
+    for (int d = 0; d < CLK_N; d++) {
+        if (d == CLK_CORE)
+            continue;
+        if (w->next0[d] == w->next0[CLK_CORE] && g->period[d] == g->period[CLK_CORE]) {
+            lock |= 1u << d;
+        } else {
+            other = d;
+            nother++;
+        }
+    }
+    if (nother == 1) {
+        w->nedge = list_two(g, lock, other);
+        return;
+    }
+    uint64_t n[CLK_N], cyc = w->cycle0;
     memcpy(n, w->next0, sizeof n);
     sim_wedge *e = w->edge;
     uint32_t k = 0;
