@@ -629,10 +629,11 @@ static uint64_t edges_upto(const sim *g, int d, uint64_t t)
     return t >= g->next[d] ? (t - g->next[d]) / g->period[d] + 1 : 0;
 }
 
-/* Clock domain d ticks at the core's edges: the same period, its next edge the core's. */
+/* Clock domain d ticks at the core's edges through the window: the same period, and at the
+ * window's start (next0) its next edge the core's. */
 static int with_core(const sim *g, int d)
 {
-    return g->period[d] == g->period[CLK_CORE] && g->next[d] == g->next[CLK_CORE];
+    return g->period[d] == g->period[CLK_CORE] && g->w.next0[d] == g->w.next0[CLK_CORE];
 }
 
 /* Room for n edges in the window's lists. */
@@ -721,7 +722,7 @@ static void list_edges(sim *g)
     for (int d = 0; d < CLK_N; d++) {
         if (d == CLK_CORE)
             continue;
-        if (w->next0[d] == w->next0[CLK_CORE] && g->period[d] == g->period[CLK_CORE]) {
+        if (with_core(g, d)) {
             lock |= 1u << d;
         } else {
             other = d;
