@@ -35,14 +35,6 @@
  * edge count up to which it slept (written serially when it wakes). */
 enum { SLOT_WAKE = 1, SLOT_SKIP = 2 };
 
-static void set_bit(uint64_t *b, uint32_t i, int on)
-{
-    if (on)
-        b[i / 64] |= 1ull << (i % 64);
-    else
-        b[i / 64] &= ~(1ull << (i % 64));
-}
-
 void sim_chans_init(sim *g)
 {
     sim_chans *h = &g->ch;
@@ -56,8 +48,8 @@ void sim_chans_init(sim *g)
     h->task = base_calloc(g->n_chan, sizeof *h->task);
     h->last = base_calloc((size_t)g->n_chan * (SIM_PAD / 2), sizeof *h->last);
     for (uint32_t c = 0; c < g->n_chan; c++) { /* a new channel has not yet found itself idle */
-        set_bit(h->busy_dram, c, 1);
-        set_bit(h->busy_l2, c, 1);
+        sim_bit_put(h->busy_dram, c, 1);
+        sim_bit_put(h->busy_l2, c, 1);
     }
 }
 
@@ -255,7 +247,7 @@ void sim_chans_replies_out(sim *g)
                     sm_prefetch_reply_early(g->sm[x.sm], &x);
                 g->moved++;
             }
-            set_bit(h->has_rep, c, mem_part_replies(p) != 0);
+            sim_bit_put(h->has_rep, c, mem_part_replies(p) != 0);
         }
     }
 }

@@ -360,6 +360,17 @@ static inline void sim_sync_sms(sim *g)
 
 static inline uint64_t sim_min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
+/* Bit i of a bitmap of 64-bit words (the units' sets: channels, SMs, sub-partitions). */
+static inline void sim_bit_set(uint64_t *b, uint32_t i) { b[i / 64] |= 1ull << (i % 64); }
+static inline void sim_bit_put(uint64_t *b, uint32_t i, int on)
+{
+    b[i / 64] = (b[i / 64] & ~(1ull << (i % 64))) | (uint64_t)(on != 0) << (i % 64);
+}
+static inline int sim_bit_get(const uint64_t *b, uint32_t i)
+{
+    return (int)(b[i / 64] >> (i % 64) & 1);
+}
+
 static inline void sim_mark_active(sim *g, uint32_t s)
 {
     g->maybe_active[s / 64] |= 1ull << (s % 64);

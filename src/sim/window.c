@@ -56,13 +56,6 @@ static uint64_t *sub_at(const sim *g, uint32_t i, int k, uint32_t j)
     return &g->w.pat[((size_t)2 * i + (size_t)k) * g->w.cap + (j & (g->w.cap - 1))];
 }
 
-static void bit_set(uint64_t *b, uint32_t i) { b[i / 64] |= 1ull << (i % 64); }
-static void bit_put(uint64_t *b, uint32_t i, int v)
-{
-    b[i / 64] = (b[i / 64] & ~(1ull << (i % 64))) | (uint64_t)(v != 0) << (i % 64);
-}
-static int bit_get(const uint64_t *b, uint32_t i) { return (int)(b[i / 64] >> (i % 64) & 1); }
-
 static void win_init(sim *g)
 {
     sim_window *w = &g->w;
@@ -94,7 +87,7 @@ static void win_init(sim *g)
     w->reqch = base_calloc_lines((g->n_chan + 63) / 64 * sizeof *w->reqch);
     for (uint32_t c = 0; c < g->n_chan; c++) {
         w->ch[c].busy = 3; /* a new channel has not yet found itself idle */
-        bit_set(w->awake, c);
+        sim_bit_set(w->awake, c);
     }
     w->range = base_calloc_lines((size_t)g->k.threads * sizeof *w->range);
     w->nx = icnt_subnets(g->net) == 2 ? 2 : 1;
@@ -218,7 +211,7 @@ static uint32_t replies_to_sms(sim *g, uint64_t cyc)
         r->loc = MEM_AT_SM_REPLY;
         *sm_at(g, s, LK_IN, x->in_tail) = cyc + g->w.len;
         x->in_tail++;
-        bit_set(g->w.xdirty_sm[ICNT_REP], s);
+        sim_bit_set(g->w.xdirty_sm[ICNT_REP], s);
         moved++;
     }
     return moved;
@@ -239,7 +232,7 @@ static uint32_t requests_from_sms(sim *g, uint64_t cyc)
             if (!icnt_try_push(g->net, ICNT_REQ, s, r->part, r, mem_req_bytes(r, 0)))
                 continue;
             moved++;
-            bit_set(g->w.xdirty_sm[ICNT_REQ], s);
+            sim_bit_set(g->w.xdirty_sm[ICNT_REQ], s);
             if (++x->out_head == x->out_tail_seen)
                 g->w.out_bits[wd] &= ~(bits & -bits);
         }
@@ -261,7 +254,7 @@ static uint32_t replies_from_subs(sim *g, uint64_t cyc)
             if (!icnt_try_push(g->net, ICNT_REP, i, r->sm, r, mem_req_bytes(r, 1)))
                 continue;
             moved++;
-            bit_set(g->w.xdirty_sub[ICNT_REP], i);
+            sim_bit_set(g->w.xdirty_sub[ICNT_REP], i);
             if (++x->rep_head == x->rep_tail_seen)
                 g->w.rep_bits[wd] &= ~(bits & -bits);
         }
@@ -283,7 +276,7 @@ static uint32_t requests_to_subs(sim *g, uint64_t cyc)
             continue;
         *sub_at(g, i, LK_REQ, x->req_tail) = cyc + g->w.len;
         x->req_tail++;
-        bit_set(g->w.xdirty_sub[ICNT_REQ], i);
+        sim_bit_set(g->w.xdirty_sub[ICNT_REQ], i);
         moved++;
     }
     return moved;
@@ -551,7 +544,7 @@ void sim_window_sync_channels(sim *g)
 {
     for (uint32_t c = 0; c < g->n_chan; c++) {
         sim_wchan *h = &g->w.ch[c];
-        if (!bit_get(g->w.awake, c))
+        if (!sim_bit_get(g->w.awake, c))
             chan_catch_up(&g->w, c);
         if (h->skip)
             mem_part_skip(g->part[c], h->skip);
@@ -567,7 +560,7 @@ void sim_window_sync_channels(sim *g)
 static int dormant(const sim *g, uint32_t c, uint64_t end)
 {
     const sim_wchan *h = &g->w.ch[c];
-    return !h->busy && h->wake >= end && !bit_get(g->w.reqch, c) &&
+    return !h->busy && h->wake >= end && !sim_bit_get(g->w.reqch, c) &&
            !mem_part_replies(g->part[c]);
 }
 
@@ -581,12 +574,12 @@ static void collect_chans(sim *g, uint64_t end)
     uint32_t words = (g->n_chan + 63) / 64;
     for (uint32_t wd = 0; wd < (g->n_sub_total + 63) / 64; wd++)
         for (uint64_t b = w->req_bits[wd]; b; b &= b - 1)
-            bit_set(w->reqch, (wd * 64 + (uint32_t)__builtin_ctzll(b)) / g->n_sub);
+            sim_bit_set(w->reqch, (wd * 64 + (uint32_t)__builtin_ctzll(b)) / g->n_sub);
     w->nchan_task = 0;
     for (uint32_t wd = 0; wd < words; wd++) {
         for (uint64_t b = w->awake[wd] | w->reqch[wd]; b; b &= b - 1) {
             uint32_t c = wd * 64 + (uint32_t)__builtin_ctzll(b);
-            if (!bit_get(w->awake, c)) {
+            if (!sim_bit_get(w->awake, c)) {
                 chan_catch_up(w, c);
             } else if (dormant(g, c, end)) {
                 w->ch[c].skip += w->ndram;
@@ -629,11 +622,32 @@ static uint64_t edges_upto(const sim *g, int d, uint64_t t)
     return t >= g->next[d] ? (t - g->next[d]) / g->period[d] + 1 : 0;
 }
 
-/* Clock domain d ticks at the core's edges through the window: the same period, and at the
- * window's start (next0) its next edge the core's. */
-static int with_core(const sim *g, int d)
+/* Clock domain d ticks at the core's edges from clocks `next` on: the same period, its next
+ * edge the core's. */
+static int with_core(const sim *g, const uint64_t *next, int d)
 {
-    return g->period[d] == g->period[CLK_CORE] && g->w.next0[d] == g->w.next0[CLK_CORE];
+    return g->period[d] == g->period[CLK_CORE] && next[d] == next[CLK_CORE];
+}
+
+/* The clocks move over every edge up to the core edge of cycle end - 1 (a window's or a
+ * skip's): n[d] is domain d's count of them; returns the core cycle its last L2 edge sees
+ * (the core edges before it; 0: none). A clock in step with the core's has the core's count,
+ * without a division (most configs run the interconnect and the L2 at the core's clock). */
+static uint64_t clocks_to(sim *g, uint64_t end, uint64_t n[CLK_N])
+{
+    uint64_t tend = g->next[CLK_CORE] + (end - 1 - g->cycle) * g->period[CLK_CORE], l2 = 0;
+    for (int d = 0; d < CLK_N; d++)
+        n[d] = d == CLK_CORE || with_core(g, g->next, d) ? end - g->cycle
+                                                         : edges_upto(g, d, tend);
+    if (with_core(g, g->next, CLK_L2)) {
+        l2 = end - 1;
+    } else if (n[CLK_L2]) {
+        uint64_t tl = g->next[CLK_L2] + (n[CLK_L2] - 1) * g->period[CLK_L2];
+        l2 = g->cycle + (tl > g->next[CLK_CORE] ? edges_upto(g, CLK_CORE, tl - 1) : 0);
+    }
+    for (int d = 0; d < CLK_N; d++)
+        g->next[d] += n[d] * g->period[d];
+    return l2;
 }
 
 /* Room for n edges in the window's lists. */
@@ -650,35 +664,24 @@ static void edge_room(sim_window *w, uint64_t n)
 
 /* The window that ends with core cycle end - 1: the clocks advance past its edges (every
  * domain's edges up to the core edge of that cycle, after the last window's), and its
- * counts of DRAM and interconnect edges and its last L2 edge's core cycle are made, as
- * skip_quiet makes them; the edges themselves are listed only for tasks that walk them
+ * counts of DRAM and interconnect edges and its last L2 edge's core cycle are made
+ * (clocks_to, as for a skip); the edges themselves are listed only for tasks that walk them
  * (list_edges): an SM's task needs only the window's cycles, and in a latency-bound run most
  * windows have only SM tasks. */
 static void window_clocks(sim *g, uint64_t end)
 {
     sim_window *w = &g->w;
-    uint64_t tend = g->next[CLK_CORE] + (end - 1 - g->cycle) * g->period[CLK_CORE], n[CLK_N];
+    uint64_t n[CLK_N];
     memcpy(w->next0, g->next, sizeof w->next0);
     w->cycle0 = g->cycle;
     w->end = end;
     w->nedge = 0;
+    w->last_l2 = clocks_to(g, end, n);
     w->most = 0;
-    /* a clock that ticks with the core's (the same period, now in step) has its edges: no
-     * division (most configs run the interconnect and the L2 at the core's clock) */
     for (int d = 0; d < CLK_N; d++)
-        w->most += n[d] = d == CLK_CORE || with_core(g, d) ? end - g->cycle
-                                                                : edges_upto(g, d, tend);
+        w->most += n[d];
     w->ndram = n[CLK_DRAM];
     w->nicnt = n[CLK_ICNT];
-    w->last_l2 = 0;
-    if (with_core(g, CLK_L2)) { /* its last edge is the window's last core edge */
-        w->last_l2 = end - 1;
-    } else if (n[CLK_L2]) { /* the cycle its last L2 edge sees: the core edges before it */
-        uint64_t tl = g->next[CLK_L2] + (n[CLK_L2] - 1) * g->period[CLK_L2];
-        w->last_l2 = g->cycle + (tl > g->next[CLK_CORE] ? edges_upto(g, CLK_CORE, tl - 1) : 0);
-    }
-    for (int d = 0; d < CLK_N; d++)
-        g->next[d] += n[d] * g->period[d];
 }
 
 /* list_edges when the clocks in step with the core's (`lock`, its own bit among them) and one
@@ -722,7 +725,7 @@ static void list_edges(sim *g)
     for (int d = 0; d < CLK_N; d++) {
         if (d == CLK_CORE)
             continue;
-        if (with_core(g, d)) {
+        if (with_core(g, w->next0, d)) {
             lock |= 1u << d;
         } else {
             other = d;
@@ -985,8 +988,8 @@ static void exchange_sm(sim_window *w, uint32_t s)
     b->in_head_seen = a->in_head;
     b->out_tail_seen = a->out_tail;
     if (b->out_head != b->out_tail_seen)
-        bit_set(w->out_bits, s);
-    bit_put(w->in_bits, s, a->in_head != a->in_tail_seen);
+        sim_bit_set(w->out_bits, s);
+    sim_bit_put(w->in_bits, s, a->in_head != a->in_tail_seen);
 }
 
 static void exchange_sub(sim_window *w, uint32_t i)
@@ -998,8 +1001,8 @@ static void exchange_sub(sim_window *w, uint32_t i)
     b->req_tail_seen = a->req_tail;
     b->rep_head_seen = a->rep_head;
     if (a->rep_head != a->rep_tail_seen)
-        bit_set(w->rep_bits, i);
-    bit_put(w->req_bits, i, b->req_head != b->req_tail_seen);
+        sim_bit_set(w->rep_bits, i);
+    sim_bit_put(w->req_bits, i, b->req_head != b->req_tail_seen);
 }
 
 /* The links whose indices moved in the window: of the SMs that ran, the channels that ran,
@@ -1038,7 +1041,7 @@ static void exchange(sim *g)
         sim_wchan *h = &w->ch[c];
         g->moved += h->moved;
         h->moved = 0;
-        bit_put(w->awake, c, !h->quiet);
+        sim_bit_put(w->awake, c, !h->quiet);
         h->qdram = w->dram_edges; /* from now on, if quiet, the books count its edges */
         h->ql2 = w->l2_wins;
     }
@@ -1180,18 +1183,9 @@ static void skip_quiet(sim *g)
         return;
     uint64_t k = (lim - g->cycle) / len, end = g->cycle + k * len;
     /* the last skipped core edge, cycle end - 1, and every edge up to it */
-    uint64_t t = g->next[CLK_CORE] + (end - 1 - g->cycle) * g->period[CLK_CORE], n[CLK_N];
-    for (int d = 0; d < CLK_N; d++)
-        n[d] = edges_upto(g, d, t);
-    uint64_t l2_cycle = 0;
-    if (n[CLK_L2]) { /* the cycle its last L2 edge sees: core edges before it, as listed */
-        uint64_t tl = g->next[CLK_L2] + (n[CLK_L2] - 1) * g->period[CLK_L2];
-        l2_cycle = g->cycle + (tl > g->next[CLK_CORE] ? edges_upto(g, CLK_CORE, tl - 1) : 0);
-    }
+    uint64_t n[CLK_N], l2_cycle = clocks_to(g, end, n);
     skip_channels(g, n[CLK_DRAM], l2_cycle);
     icnt_skip(g->net, n[CLK_ICNT]);
-    for (int d = 0; d < CLK_N; d++)
-        g->next[d] += n[d] * g->period[d];
     g->ff_skipped += end - g->cycle;
     g->res->windows += k;
     g->cycle = g->sm_upto = end;
