@@ -430,9 +430,26 @@ static void queue_remove(dram *d, uint32_t i)
     entries_changed(d, b);
 }
 
+static void set_pick(dram *d, uint32_t b, uint32_t pick);
+
+/* After a column command served bank b's fresh pick of a hits_first plug-in (its oldest
+ * request hitting the open row), the next pick without a walk over the older requests: the
+ * first from `younger` on that hits, else the oldest. Not in the eager test mode, which asks
+ * the plug-in every time (test_dram compares the two). */
+static void served_pick(dram *d, uint32_t b, uint32_t younger)
+{
+    uint64_t open = (uint64_t)d->bk[b].open_row;
+    uint32_t i = younger;
+    while (i != NIL && d->qrow[i] != open)
+        i = d->bnext[i];
+    set_pick(d, b, i != NIL ? i : d->bk[b].head);
+}
+
 /* Column command: the request leaves the queue and is in flight until its burst ends. */
 static void serve(dram *d, int cmd, uint32_t b, uint32_t qi)
 {
+    uint32_t younger = d->bnext[qi];
+    int fast = d->sched->hits_first && !d->eager && !is_stale(d, b);
     uint64_t done = burst_start(d, cmd) + d->t.burst;
     dram_flight *f = &d->fl[mem_ring_slot(d->fl_head, d->fl_n, d->ret.cap)];
     f->r = d->q[qi];
@@ -440,6 +457,8 @@ static void serve(dram *d, int cmd, uint32_t b, uint32_t qi)
     d->fl_n++;
     d->bus_end = done;
     queue_remove(d, qi);
+    if (fast && d->bk[b].nq)
+        served_pick(d, b, younger);
     if (cmd == DRAM_RD)
         BUMP(d, reads, 1);
     else
@@ -449,8 +468,6 @@ static void serve(dram *d, int cmd, uint32_t b, uint32_t qi)
     BUMP(d, busy_cycles, d->t.burst);
     d->bk[b].used = 1;
 }
-
-static void set_pick(dram *d, uint32_t b, uint32_t pick);
 
 /* A row command leaves bank b's pick (qi) where the plug-in promises it (keeps_pick): only its
  * wanted command and ready time move, worked out now instead of a walk at the next scan. */

@@ -95,7 +95,11 @@ stat_block *dram_stats(dram *d);
  * youngest) becomes the pick, 0 if the pick (row pick_row) stays. Without it, pick is asked.
  * keeps_pick (bank-local plug-ins only) promises that a bank's pick stands when the bank opens
  * the pick's row (an activate for it) or closes a row the pick misses (a precharge for it), so
- * only a column command, which takes the pick from the queue, asks pick again. */
+ * only a column command, which takes the pick from the queue, asks pick again.
+ * hits_first (bank-local plug-ins only) promises that pick is first-ready FCFS: the oldest
+ * request hitting the open row, else the oldest. A column command serves such a pick (the
+ * oldest hit), so the controller finds the next pick itself, without asking: the first
+ * younger request that hits the row, else the bank's oldest. */
 typedef struct dram_sched_ops {
     const char *name, *help;
     int (*pick)(const mem_req *const *queue, const uint32_t *banks, const uint64_t *rows,
@@ -103,6 +107,7 @@ typedef struct dram_sched_ops {
     int bank_local;
     int (*pushed)(uint64_t pick_row, uint64_t new_row, int64_t open_row);
     int keeps_pick;
+    int hits_first;
 } dram_sched_ops;
 const dram_sched_ops *dram_sched_find(const char *name);
 extern const dram_sched_ops *const dram_sched_registry[];

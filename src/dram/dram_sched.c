@@ -61,10 +61,10 @@ static int frfcfs_pushed(uint64_t pick_row, uint64_t new_row, int64_t open_row)
 
 static const dram_sched_ops sched_fcfs = {
     "fcfs", "in order: requests enter their bank in arrival order (GPGPU-Sim FIFO)", fcfs_pick,
-    0, NULL, 0};
+    0, NULL, 0, 0};
 static const dram_sched_ops sched_frfcfs = {
     "frfcfs", "first-ready FCFS: open-row hits first, then the oldest", frfcfs_pick, 1,
-    frfcfs_pushed, 1};
+    frfcfs_pushed, 1, 1};
 
 /* Order matches the choices of knob dram_scheduler. */
 const dram_sched_ops *const dram_sched_registry[] = {&sched_fcfs, &sched_frfcfs, NULL};
