@@ -239,6 +239,32 @@ TEST(sim_l2_fill_does_not_wait_for_the_miss_queue)
     }
 }
 
+/* An interconnect whose buffers hold one packet (GTX 480 preset, 2-flit buffers) under
+ * scattered loads: an SM's reply waited for four free slots in its outbound queue, for a
+ * writeback its fill might send, even where the L1D allocates on the miss and a fill cannot
+ * evict. SMs whose requests could not leave stopped taking replies, the L2s' replies could
+ * not leave, the L2s stopped taking requests, and the run stopped at the watchdog (the
+ * tiniest DRAM queues did the same). A reply now waits only when its fill may write back:
+ * the runs end with every instruction of the trace retired, in both modes. */
+TEST(sim_reply_waits_for_outbound_room_only_to_write_back)
+{
+    const char *trace = "samples/synth/gather";
+    trace_summary ts;
+    base_err e = {0};
+    CHECK(trace_summarize(trace, &ts, &e) == 0);
+    const char *variants[] = {"--icnt_in_buffer=2 --icnt_out_buffer=2",
+                           "--icnt_in_buffer=2 --icnt_out_buffer=2 --sync_window=4 --threads=2",
+                           "--dram_return_queue=2 --q_l2_to_dram=2 --q_dram_to_l2=2"};
+    for (size_t i = 0; i < BASE_ARRAY_LEN(variants); i++) {
+        test_proc r = test_lockstep("run --preset=gtx480 %s %s", variants[i], trace);
+        CHECK_EQ(r.status, 0);
+        unsigned long long insn = 0;
+        const char *t = strstr(r.out, "\ngpu_tot_sim_insn = ");
+        CHECK(t && sscanf(t, "\ngpu_tot_sim_insn = %llu", &insn) == 1);
+        CHECK_EQ(insn, ts.thread_insts);
+    }
+}
+
 /* Windowed mode: the JSON is byte-identical for 1 to 4 threads, with and without skipped
  * quiet windows and parking (fast_forward), deferred DRAM edges and sleeping channels (results
  * depend on sync_window, never on the host), and the run says it was windowed. */

@@ -397,11 +397,24 @@ static void reply(sm *s, const mem_req *r, uint64_t now)
                  MEM_F_WRITEBACK | MEM_F_NO_REPLY, now);
 }
 
-/* One reply per cycle from the inbound queue (the L1D has one fill port). A fill may evict
- * a dirty line, so a reply waits while the outbound queue lacks room for its writeback. */
+/* Whether reply r may send a writeback: a fill that allocates its line now (an L1D that
+ * allocates on fill) may evict a dirty one. One that allocated on the miss cannot, nor can
+ * an acknowledgement or a reply past the L1D. */
+static int reply_may_write_back(const sm *s, const mem_req *r)
+{
+    return r->slot == SLOT_FILL && r->op != MEM_WR && s->l1d &&
+           cache_fill_may_evict(s->l1d, r->addr & ~(uint64_t)(MEM_LINE - 1), r->hint[0]);
+}
+
+/* One reply per cycle from the inbound queue (the L1D has one fill port). A reply that may
+ * send a writeback waits while the outbound queue lacks room for it; the others never wait
+ * for the outbound queue (waiting there regardless deadlocked a GPU whose interconnect
+ * buffers hold one packet: SMs whose requests could not leave stopped taking replies, so
+ * the L2s' replies could not leave either, and the L2s stopped taking requests). */
 void sm_reply_cycle(sm *s, uint64_t now)
 {
-    if (mem_q_empty(&s->in) || s->out.cap - s->out.n < 4)
+    if (mem_q_empty(&s->in) ||
+        (s->out.cap - s->out.n < 4 && reply_may_write_back(s, mem_q_front(&s->in))))
         return;
     mem_req r = mem_q_pop(&s->in);
     reply(s, &r, now);
