@@ -71,6 +71,31 @@ TEST(occupancy_worked_example_cuda)
     knob_free(&c);
 }
 
+/* A carve-out list of "0" alone (the GTX 480 and TITAN X presets, GPGPU-Sim's default
+ * -gpgpu_shmem_option) offers no carve-out: the CUDA mode uses all of smem_per_sm, so the
+ * worked example's CTA (12 KB) still fits 49152 / 12288 = 4 times. It found no room at all
+ * before: every kernel with shared memory was refused on those presets. */
+TEST(occupancy_cuda_without_carveouts_uses_the_whole_smem)
+{
+    knob_cfg c;
+    base_err e = {0};
+    cta_occupancy o;
+    example_sm(&c);
+    c.v.occupancy_mode = 1;
+    c.v.occ_reg_alloc_unit = 256;
+    c.v.occ_warp_alloc_granularity = 4;
+    c.v.occ_smem_alloc_unit = 256;
+    c.v.occ_smem_reserved_per_cta = 0;
+    c.v.smem_carveouts_kb.n = 1;
+    c.v.smem_carveouts_kb.v[0] = 0;
+    CHECK_EQ(cta_occupancy_compute(&c.v, 128, 32, 12 * 1024, 0, &o, &e), 0);
+    CHECK_EQ(o.carveout_kb, -1);
+    CHECK_EQ(o.smem_available, 48 * 1024);
+    CHECK_EQ(o.limit[CTA_LIM_SMEM], 4);
+    CHECK_EQ(o.ctas, 4);
+    knob_free(&c);
+}
+
 TEST(occupancy_rounding_differs_between_modes)
 {
     knob_cfg c;

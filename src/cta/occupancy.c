@@ -13,7 +13,10 @@ static const char *const LIMIT_NAMES[CTA_NLIMITS] = {"threads", "registers", "sh
 const char *cta_limit_name(int lim) { return LIMIT_NAMES[lim]; }
 
 /* Smallest carve-out (KB) whose capacity holds `want` CTAs of `per_cta` bytes; the largest
- * that fits in smem_per_sm if none does. -1 when the knob lists no carve-outs. */
+ * that fits in smem_per_sm if none does. -1 when the knob lists no carve-out above 0 KB: the
+ * GTX 480 and TITAN X presets list GPGPU-Sim's default "0" (-gpgpu_shmem_option) for an SM
+ * whose shared memory is not carved from the L1D, and all of smem_per_sm is there (the CUDA
+ * mode took it for a 0 KB carve-out, where no CTA with shared memory fits). */
 static int64_t pick_carveout(const knobs *k, int64_t per_cta, int64_t want)
 {
     int64_t best = -1, largest = -1;
@@ -26,6 +29,8 @@ static int64_t pick_carveout(const knobs *k, int64_t per_cta, int64_t want)
         if (kb * 1024 >= per_cta * want && (best < 0 || kb < best))
             best = kb;
     }
+    if (largest <= 0)
+        return -1;
     return best >= 0 ? best : largest;
 }
 

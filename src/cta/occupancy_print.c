@@ -43,13 +43,17 @@ void cta_occupancy_print(FILE *f, const knobs *k, int64_t threads, int64_t regs,
     print_limit(f, o, CTA_LIM_REGS, how);
     if (o->smem_per_cta_alloc == 0)
         snprintf(how, sizeof how, "no shared memory used");
-    else if (cuda)
+    else if (cuda) {
+        char carve[48] = "no carve-out";
+        if (o->carveout_kb >= 0)
+            snprintf(carve, sizeof carve, "carve-out %lld KB", (long long)o->carveout_kb);
         snprintf(how, sizeof how,
-                 "%lld bytes per SM (carve-out %lld KB) / %lld bytes per CTA (%lld + %lld reserved, "
-                 "rounded to %lld)",
-                 (long long)o->smem_available, (long long)o->carveout_kb,
-                 (long long)o->smem_per_cta_alloc, (long long)smem,
-                 (long long)k->occ_smem_reserved_per_cta, (long long)k->occ_smem_alloc_unit);
+                 "%lld bytes per SM (%s) / %lld bytes per CTA (%lld + %lld reserved, rounded to "
+                 "%lld)",
+                 (long long)o->smem_available, carve, (long long)o->smem_per_cta_alloc,
+                 (long long)smem, (long long)k->occ_smem_reserved_per_cta,
+                 (long long)k->occ_smem_alloc_unit);
+    }
     else
         snprintf(how, sizeof how, "%lld bytes per SM / %lld bytes per CTA",
                  (long long)o->smem_available, (long long)smem);
