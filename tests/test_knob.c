@@ -168,6 +168,7 @@ TEST(knob_validate_rules)
         {"smem_per_cta", "200000", "exceeds smem_per_sm"},
         {"partition_indexing", "pae", "pae hashing is not supported"},
         {"oc_units", "0", "generic operand collectors"},
+        {"l2_miss_queue", "1", "a read miss keeps room for its fetch and a writeback"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         knob_cfg c;
@@ -187,6 +188,23 @@ TEST(knob_validate_rules)
     CHECK_EQ(knob_validate(&c, &e), -1);
     CHECK_HAS(e.msg, "need allocate-on-miss");
     knob_free(&c);
+    /* an L2 that allocates on write misses keeps room for three (the write, its fetch and a
+     * writeback): a miss queue of 2 never takes one, of 3 does; a read-only L2 needs 1 */
+    static const struct {
+        const char *wa, *wp, *mq;
+        int ok;
+    } l2[] = {{"write", "wb", "2", 0}, {"write", "wb", "3", 1}, {"none", "ro", "1", 1}};
+    for (size_t i = 0; i < sizeof l2 / sizeof *l2; i++) {
+        knob_init(&c);
+        e = (base_err){0};
+        CHECK_EQ(knob_set(&c, "l2_write_alloc", l2[i].wa, "w.cfg:1", &e), 0);
+        CHECK_EQ(knob_set(&c, "l2_write", l2[i].wp, "w.cfg:2", &e), 0);
+        CHECK_EQ(knob_set(&c, "l2_miss_queue", l2[i].mq, "w.cfg:3", &e), 0);
+        CHECK_EQ(knob_validate(&c, &e), l2[i].ok ? 0 : -1);
+        if (!l2[i].ok)
+            CHECK_HAS(e.msg, "the write, its fetch and a writeback (3 entries)");
+        knob_free(&c);
+    }
 }
 
 TEST(knob_echo_and_write_params)

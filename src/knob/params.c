@@ -172,6 +172,17 @@ int knob_validate(const knob_cfg *c, base_err *e)
     if (CACHE_RULES(l1d) || CACHE_RULES(l1i) || CACHE_RULES(l1c) || CACHE_RULES(l1t) ||
         CACHE_RULES(l2))
         return -1;
+    /* The L2 takes a miss only with room in its miss queue for all the miss may send
+     * (GPGPU-Sim's miss_queue_full): a smaller queue never takes one, and the run would stop
+     * at the watchdog. (The L1D's miss queue is the SM's outbound queue, which always can.) */
+    int64_t l2_need = k->l2_write == 0 ? 1 : k->l2_write_alloc == 1 ? 3 : 2;
+    if (rule(c, !k->l2_enabled || k->l2_miss_queue >= l2_need, KNOB_ID_l2_miss_queue, e,
+             k->l2_write_alloc == 1 && k->l2_write != 0
+                 ? "too small to take a miss: a write miss keeps room for the write, its fetch "
+                   "and a writeback (3 entries)"
+                 : "too small to take a miss: a read miss keeps room for its fetch and a "
+                   "writeback (2 entries)"))
+        return -1;
     if (rule(c, k->dram_banks % k->n_sub_partitions == 0, KNOB_ID_dram_banks, e,
              "banks must be a multiple of n_sub_partitions") ||
         rule(c, k->dram_banks % k->dram_bank_groups == 0, KNOB_ID_dram_bank_groups, e,
