@@ -36,6 +36,17 @@ TEST(occupancy_worked_example_gpgpusim)
     knob_free(&c);
 }
 
+/* The CUDA mode with Volta-style rules (cc 7.x): 256-register units, warps in fours,
+ * shared memory in 256-byte units, nothing reserved per CTA. */
+static void volta_rules(knob_cfg *c)
+{
+    c->v.occupancy_mode = 1;
+    c->v.occ_reg_alloc_unit = 256;
+    c->v.occ_warp_alloc_granularity = 4;
+    c->v.occ_smem_alloc_unit = 256;
+    c->v.occ_smem_reserved_per_cta = 0;
+}
+
 TEST(occupancy_worked_example_cuda)
 {
     char bt[128];
@@ -43,16 +54,12 @@ TEST(occupancy_worked_example_cuda)
     base_err e = {0};
     cta_occupancy o;
     example_sm(&c);
-    c.v.occupancy_mode = 1;
     /* Volta-style rules (cc 7.x): registers per warp = 32 x 32 = 1024, already a multiple of
      * the 256-register unit; 65536 / 1024 = 64 warps, a multiple of the granularity 4, so
      * 64 / 4 warps per CTA = 16 CTAs. Shared memory: 12288 bytes is a multiple of the 256-byte
      * unit and nothing is reserved, so 49152 / 12288 = 4 CTAs: the same answer as GPGPU-Sim,
      * 4 CTAs limited by shared memory. */
-    c.v.occ_reg_alloc_unit = 256;
-    c.v.occ_warp_alloc_granularity = 4;
-    c.v.occ_smem_alloc_unit = 256;
-    c.v.occ_smem_reserved_per_cta = 0;
+    volta_rules(&c);
     CHECK_EQ(cta_occupancy_compute(&c.v, 128, 32, 12 * 1024, 0, &o, &e), 0);
     CHECK_EQ(o.regs_per_warp_alloc, 1024);
     CHECK_EQ(o.limit[CTA_LIM_REGS], 16);
@@ -81,11 +88,7 @@ TEST(occupancy_cuda_without_carveouts_uses_the_whole_smem)
     base_err e = {0};
     cta_occupancy o;
     example_sm(&c);
-    c.v.occupancy_mode = 1;
-    c.v.occ_reg_alloc_unit = 256;
-    c.v.occ_warp_alloc_granularity = 4;
-    c.v.occ_smem_alloc_unit = 256;
-    c.v.occ_smem_reserved_per_cta = 0;
+    volta_rules(&c);
     c.v.smem_carveouts_kb.n = 1;
     c.v.smem_carveouts_kb.v[0] = 0;
     CHECK_EQ(cta_occupancy_compute(&c.v, 128, 32, 12 * 1024, 0, &o, &e), 0);
