@@ -253,8 +253,8 @@ TEST(sim_reply_waits_for_outbound_room_only_to_write_back)
     base_err e = {0};
     CHECK(trace_summarize(trace, &ts, &e) == 0);
     const char *variants[] = {"--icnt_in_buffer=2 --icnt_out_buffer=2",
-                           "--icnt_in_buffer=2 --icnt_out_buffer=2 --sync_window=4 --threads=2",
-                           "--dram_return_queue=2 --q_l2_to_dram=2 --q_dram_to_l2=2"};
+                              "--icnt_in_buffer=2 --icnt_out_buffer=2 --sync_window=4 --threads=2",
+                              "--dram_return_queue=2 --q_l2_to_dram=2 --q_dram_to_l2=2"};
     for (size_t i = 0; i < BASE_ARRAY_LEN(variants); i++) {
         test_proc r = test_lockstep("run --preset=gtx480 %s %s", variants[i], trace);
         CHECK_EQ(r.status, 0);
