@@ -177,7 +177,7 @@ int knob_validate(const knob_cfg *c, base_err *e)
      * at the watchdog. (The L1D's miss queue is the SM's outbound queue, which always can.) */
     int64_t l2_need = k->l2_write == 0 ? 1 : k->l2_write_alloc == 1 ? 3 : 2;
     if (rule(c, !k->l2_enabled || k->l2_miss_queue >= l2_need, KNOB_ID_l2_miss_queue, e,
-             k->l2_write_alloc == 1 && k->l2_write != 0
+             l2_need == 3
                  ? "too small to take a miss: a write miss keeps room for the write, its fetch "
                    "and a writeback (3 entries)"
                  : "too small to take a miss: a read miss keeps room for its fetch and a "
