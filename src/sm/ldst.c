@@ -192,12 +192,25 @@ static int l1_path(const sm *s, const sm_inst *d, int space)
     return space == TRACE_SPACE_LOCAL || !s->k->gmem_skip_l1d;
 }
 
+/* Free slots of the outbound queue's modelled size (it may hold more: sm.out_cap). */
+static uint32_t out_free(const sm *s) { return s->out.n < s->out_cap ? s->out_cap - s->out.n : 0; }
+
+/* The sectors of a fill of the L1D: the fetch's reads, each carrying the MSHR entry hint. */
+static void send_fetches(sm *s, uint64_t addr, const cache_result *res, int space, uint64_t now)
+{
+    uint64_t line = addr & ~(uint64_t)(MEM_LINE - 1);
+    uint16_t hint = mem_hint16(res->hint);
+    for (unsigned i = 0; i < 4; i++)
+        if (res->fetch_mask >> i & 1)
+            send(s, line + 32 * i, MEM_RD, SLOT_FILL, space, 0, now)->hint[0] = hint;
+}
+
 /* Presents one sector; 0 if the unit must stall (retry the same sector next cycle). */
 static int do_sector(sm *s, const sm_inst *d, int space, uint64_t addr, uint64_t now)
 {
     uint32_t p = s->cur_pend, w = s->cur.warp;
     int op = d->op == SM_OP_STORE ? MEM_WR : d->op == SM_OP_ATOMIC ? MEM_ATOM : MEM_RD;
-    if (s->out.cap - s->out.n < 5) { /* room for 4 fetches and a writeback */
+    if (out_free(s) < 5) { /* room for 4 fetches and a writeback (sm.out_cap) */
         SMST(s, outq_full_cycles)++;
         return 0;
     }
@@ -232,6 +245,7 @@ static int do_sector(sm *s, const sm_inst *d, int space, uint64_t addr, uint64_t
             sm_warp_touch(s, w);
             send(s, addr, MEM_WR, w, space, 0, now);
         }
+        send_fetches(s, addr, &res, space, now); /* a write-allocating L1D's fetch */
         return 1;
     }
     if (res.status == CACHE_HIT) {
@@ -241,11 +255,7 @@ static int do_sector(sm *s, const sm_inst *d, int space, uint64_t addr, uint64_t
     } else {
         s->pend[p].remaining++;
     }
-    uint64_t line = addr & ~(uint64_t)(MEM_LINE - 1);
-    uint16_t hint = mem_hint16(res.hint);
-    for (unsigned i = 0; i < 4; i++)
-        if (res.fetch_mask >> i & 1)
-            send(s, line + 32 * i, MEM_RD, SLOT_FILL, space, 0, now)->hint[0] = hint;
+    send_fetches(s, addr, &res, space, now);
     return 1;
 }
 
@@ -414,7 +424,7 @@ static int reply_may_write_back(const sm *s, const mem_req *r)
 void sm_reply_cycle(sm *s, uint64_t now)
 {
     if (mem_q_empty(&s->in) ||
-        (s->out.cap - s->out.n < 4 && reply_may_write_back(s, mem_q_front(&s->in))))
+        (out_free(s) < 4 && reply_may_write_back(s, mem_q_front(&s->in))))
         return;
     mem_req r = mem_q_pop(&s->in);
     reply(s, &r, now);

@@ -190,7 +190,8 @@ static void sm_carve(sm *s, base_slab *b)
     s->kept = base_slab_take(b, s->ncta_max, sizeof *s->kept);
     s->lq = base_slab_take(b, s->lq_cap, sizeof *s->lq);
     s->pend = base_slab_take(b, s->pend_cap, sizeof *s->pend);
-    mem_q_carve(&s->out, (uint32_t)s->k->l1d_miss_queue + 4, b); /* + one line's fetches */
+    s->out_cap = (uint32_t)s->k->l1d_miss_queue + 4; /* + one line's fetches */
+    mem_q_carve(&s->out, s->out_cap + SM_OUT_SPILL, b);
     mem_q_carve(&s->in, (uint32_t)s->k->cluster_ejection_buffer, b);
     s->waiters = base_slab_take(b, s->nwaiters, sizeof *s->waiters);
 }
@@ -549,7 +550,7 @@ void sm_diagnose(const sm *s, FILE *f, uint64_t now)
     fprintf(f, "sm %u: %u CTAs, %u pending memory instructions, LD/ST queue %u/%u%s, "
                "outbound %u/%u, inbound %u/%u\n",
             s->id, s->nctas, s->npend, s->lq_n, s->lq_cap, s->busy ? " (unit busy)" : "",
-            s->out.n, s->out.cap, s->in.n, s->in.cap);
+            s->out.n, s->out_cap, s->in.n, s->in.cap);
     char buf[256];
     for (uint32_t w = 0; w < s->nwarps_max; w++) {
         const sm_warp *x = &s->w[w];

@@ -21,6 +21,7 @@ typedef enum sm_stall {
 extern const char *const sm_stall_names[SM_NSTALL];
 #define SMS_STALL SMS_NCOUNTERS  /* first slot of the DIST "issue" */
 
+#define SM_OUT_SPILL 4    /* see sm.out_cap */
 #define SLOT_FILL 0xFFFFu /* a request that fills the L1D: its waiters are in the MSHR */
 
 enum { SM_W_FREE, SM_W_ACTIVE, SM_W_BARRIER, SM_W_EXITED, SM_W_DONE };
@@ -157,12 +158,17 @@ struct sm {
 
     sm_pend *pend;
     uint32_t npend, pend_free_hint, pend_cap;
+    /* The outbound queue's modelled size (l1d_miss_queue + 4). A sector is presented only
+     * with 5 of it free, yet one access may push a write, a line's 4 fetches and 4 sectors
+     * written back; the ring holds SM_OUT_SPILL slots more so such an access never
+     * overflows it, and the check, not the ring, decides when the unit stalls. */
+    uint32_t out_cap;
 
     /* On a host line of their own, away from the fields the SM's task writes every cycle: both
      * are pushed and popped by the SM's own task (replies come through the simulator's inbox,
      * requests leave as a copy of `out`'s head in its outbox), but a serial reader may still
      * pop a sent head here (sim_sm_sync_pop). */
-    _Alignas(BASE_LINE) mem_q out, in;
+    _Alignas(BASE_LINE) mem_q out, in; /* out's ring: out_cap + SM_OUT_SPILL slots */
     _Alignas(BASE_LINE) mem_req *waiters; /* cache_fill output: room for every merge of a line */
     size_t nwaiters;
     uint32_t req_seq;
