@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""Random-configuration differential sweep (not part of the test run).
+
+sweep.sh changes one knob at a time; a bug that needs two unusual knobs together (a tiny
+queue and a slow clock domain, say) passes it. This draws, from a seed, a preset and several
+knobs at once, runs a small trace to its end, and checks what must hold for every config:
+
+  - the run ends with status 0, or 2/3 for a configuration error, never 1 (the watchdog),
+    a crash or a timeout;
+  - the fast paths are exact: the same config with fast_forward, dram_defer, chan_sleep and
+    memcpy_prefill_skip off gives byte-identical statistics;
+  - threads change nothing: --threads=3 gives byte-identical statistics;
+  - in the windowed mode (a random W), fast_forward=0 and --threads=2 give byte-identical
+    statistics to the windowed one-thread run.
+
+  bench/randsweep.py [--bin build/lockstep] [--trials 200] [--seed 1] [--jobs 2]
+
+Each failure prints the trial's seed and a command that reproduces it; the exit status is 1
+when any trial failed.
+"""
+import argparse
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+PRESETS = ["rtx3070", "gtx480", "titanx", "qv100", "h100", "a100", "p100", "rtx3080ti"]
+
+# knob -> candidate values (drawn uniformly); chosen to reach unusual corners, not to be
+# realistic. Values a config may refuse are welcome: a refusal must be a clear status 2/3.
+KNOBS = {
+    "n_clusters": ["1", "3", "7", "46", "80"],
+    "n_mem": ["1", "2", "3", "6", "16"],
+    "dram_banks": ["4", "8", "16", "32"],
+    "dram_bank_groups": ["1", "2", "4"],
+    "max_threads_per_sm": ["256", "1024", "2048"],
+    "regs_per_sm": ["16384", "65536"],
+    "smem_per_sm": ["16384", "49152", "102400"],
+    "l1d_set_index": ["linear", "fermi", "xor"],
+    "l2_set_index": ["linear", "xor", "ipoly"],
+    "l1d_mshr": ["assoc", "sector_assoc"],
+    "l1d_data_port": ["0", "32"],
+    "l2_data_port": ["0", "32"],
+    "clock_gated_lanes": ["0", "1"],
+    "max_cycles": ["0", "0", "0", "500", "3000"],
+    "max_insts": ["0", "0", "0", "2000", "50000"],
+    "omp_schedule": ["team", "static", "dynamic"],
+    "team_chan_home": ["auto", "main", "spread"],
+    "sync_window_compensate": ["0", "1"],
+    "clock_icnt_mhz": ["500", "1132", "2000", "3001"],
+    "clock_l2_mhz": ["400", "1132", "1700", "2900"],
+    "clock_dram_mhz": ["300", "877", "3500.5", "7000"],
+    "warp_scheduler": ["lrr", "gto", "two_level"],
+    "two_level_active": ["1", "2", "8"],
+    "schedulers_per_sm": ["1", "2", "4"],
+    "sub_core_model": ["0", "1"],
+    "inst_fetch_throughput": ["1", "2", "4"],
+    "perfect_icache": ["0", "1"],
+    "icache_miss_latency": ["1", "50", "400"],
+    "pipe_oc_cycles": ["0", "1", "3", "7"],
+    "pipe_wb_cycles": ["0", "1", "4"],
+    "reg_banks": ["1", "2", "8", "16"],
+    "reg_port_throughput": ["1", "2", "4"],
+    "oc_units": ["1", "2", "8"],
+    "units_mem": ["1", "2"],
+    "lat_sp": ["1", "2", "9"],
+    "lat_sfu": ["1", "21", "80"],
+    "max_ctas_per_sm": ["1", "2", "3", "32"],
+    "l1d_enabled": ["0", "1"],
+    "l1d_mshr_entries": ["1", "2", "8", "384"],
+    "l1d_mshr_merge": ["1", "2", "48"],
+    "l1d_miss_queue": ["1", "2", "16"],
+    "l1d_latency": ["1", "20", "39", "120"],
+    "l1d_type": ["normal", "sector"],
+    "l1d_sets": ["1", "4", "32"],
+    "l1d_assoc": ["1", "4", "256"],
+    "l2_type": ["normal", "sector"],
+    "l1d_write": ["wt", "wb", "we", "lwb_gwt"],
+    "l1d_alloc": ["on_miss", "on_fill", "streaming"],
+    "l2_alloc": ["on_miss", "on_fill", "streaming"],
+    "l2_write": ["wb", "wt"],
+    "l1d_write_alloc": ["none", "write", "fetch", "lazy_fetch"],
+    "l1d_repl": ["lru", "fifo"],
+    "l1d_banks": ["1", "4"],
+    "gmem_skip_l1d": ["0", "1"],
+    "smem_latency": ["1", "29", "100"],
+    "cluster_ejection_buffer": ["1", "2", "32"],
+    "ldst_response_buffer": ["1", "2", "8"],
+    "n_sub_partitions": ["1", "2", "4"],
+    "l2_enabled": ["0", "1"],
+    "l2_sets": ["16", "32", "64"],
+    "l2_assoc": ["1", "4", "16"],
+    "l2_mshr_entries": ["1", "2", "16", "192"],
+    "l2_mshr_merge": ["1", "4"],
+    "l2_miss_queue": ["3", "4", "32"],
+    "l2_write_alloc": ["none", "write", "fetch", "lazy_fetch"],
+    "l2_rop_latency": ["1", "2", "40", "187"],
+    "dram_latency": ["1", "10", "254", "600"],
+    "q_icnt_to_l2": ["1", "2", "64"],
+    "q_l2_to_dram": ["1", "2", "64"],
+    "q_dram_to_l2": ["1", "2", "64"],
+    "q_l2_to_icnt": ["1", "2", "64"],
+    "partition_indexing": ["consecutive", "xor", "ipoly", "random"],
+    "memcpy_l2_prefill": ["0", "1"],
+    "flush_l2_per_kernel": ["0", "1"],
+    "flush_l1d_per_kernel": ["0", "1"],
+    "dram_scheduler": ["frfcfs", "fcfs"],
+    "dram_sched_queue": ["1", "2", "8", "0"],
+    "dram_return_queue": ["1", "2", "8", "0"],
+    "dram_dual_bus": ["0", "1"],
+    "dram_bank_indexing": ["normal", "xor"],
+    "dram_bankgroup_indexing": ["lower", "higher"],
+    "dram_no_rw_turnaround": ["0", "1"],
+    "dram_separate_write_queue": ["0", "1"],
+    "dram_tRCD": ["1", "24", "60"],
+    "dram_tRP": ["1", "24", "60"],
+    "dram_tCL": ["1", "24", "40"],
+    "dram_tCCD": ["1", "4", "8"],
+    "icnt_in_buffer": ["1", "2", "8", "512"],
+    "icnt_out_buffer": ["1", "2", "8", "512"],
+    "icnt_subnets": ["1", "2"],
+    "icnt_flit_size": ["8", "32", "40", "136"],
+    "icnt_arbiter": ["islip", "fifo"],
+    "icnt_grant_cycles": ["1", "2", "3"],
+    "icnt_latency": ["0", "1", "7", "50"],
+    "kernel_launch_latency": ["0", "1", "5000"],
+    "cta_launch_latency": ["0", "1", "30"],
+    "concurrent_kernels": ["0", "1"],
+    "max_concurrent_kernels": ["1", "2", "128"],
+    "occupancy_mode": ["gpgpusim", "cuda"],
+}
+
+# the reference paths the fast ones must equal, and the knobs whose echo differs by design
+SLOW = ["--fast_forward=0", "--dram_defer=0", "--chan_sleep=0", "--memcpy_prefill_skip=0"]
+ECHO_FREE = ("knob threads ", "knob fast_forward ", "knob dram_defer ", "knob chan_sleep ",
+             "knob memcpy_prefill_skip ")
+
+
+def traces(shared):
+    out = ["samples/vecadd_sm80"] + sorted(
+        os.path.join("samples/synth", d) for d in os.listdir("samples/synth"))
+    out.remove("samples/synth/gather")  # the slowest sample by far; the others cover it
+    acc = os.path.join(shared, "traces/accelsim")
+    for t in ["vecadd_sm61_v3", "vectoradd100_sm61_v4", "matrixmul32_sm61_v4", "ffma_sm90_v5"]:
+        if os.path.isdir(os.path.join(acc, t)):
+            out.append(os.path.join(acc, t))
+    mac = os.path.join(shared, "traces/macsim/ptx_vectoradd")
+    if os.path.isdir(mac):
+        out.append(mac)
+    return out
+
+
+def stats(text):
+    return "\n".join(l for l in text.splitlines()
+                     if not l.startswith("#") and not l.startswith(ECHO_FREE))
+
+
+def run(bin_, args, timeout):
+    try:
+        p = subprocess.run([bin_, "run"] + args, capture_output=True, text=True,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return 124, "", "timeout"
+    err = [l for l in p.stderr.splitlines() if not l.startswith("#")]
+    return p.returncode, stats(p.stdout), (err[-1] if err else "")
+
+
+def draw(seed, pool):
+    r = random.Random(seed)
+    knobs = r.sample(sorted(KNOBS), r.randint(2, 8))
+    args = [r.choice(pool), "--preset=" + r.choice(PRESETS)]
+    args += ["--%s=%s" % (k, r.choice(KNOBS[k])) for k in knobs]
+    window = r.choice([1, 3, 8, 16, 40])
+    return args, window
+
+
+def trial(bin_, seed, pool, timeout):
+    """Returns (outcome, message): outcome 'ok', 'refused' or 'FAIL'."""
+    args, w = draw(seed, pool)
+    cmd = "lockstep run " + " ".join(args)
+    rc, base, err = run(bin_, args, timeout)
+    if rc in (2, 3):
+        return "refused", "%s: %s" % (cmd, err)
+    if rc != 0:
+        return "FAIL", "seed %d: status %d (%s): %s" % (seed, rc, err, cmd)
+    checks = [(SLOW, base, "fast paths off"), (["--threads=3"], base, "--threads=3")]
+    wargs = args + ["--sync_window=%d" % w]
+    rcw, wbase, errw = run(bin_, wargs, timeout)
+    if rcw in (2, 3):  # the window alone refused (too short an ROP latency): no window checks
+        wargs = None
+    elif rcw != 0:
+        return "FAIL", "seed %d: windowed status %d (%s): %s --sync_window=%d" % (
+            seed, rcw, errw, cmd, w)
+    for extra, want, what in checks:
+        rc2, got, err2 = run(bin_, args + extra, timeout)
+        if rc2 != 0 or got != want:
+            return "FAIL", "seed %d: %s differs (status %d %s): %s %s" % (
+                seed, what, rc2, err2, cmd, " ".join(extra))
+    for extra, what in [(["--fast_forward=0"], "windowed fast_forward=0"),
+                        (["--threads=2"], "windowed --threads=2")] if wargs else []:
+        rc2, got, err2 = run(bin_, wargs + extra, timeout)
+        if rc2 != 0 or got != wbase:
+            return "FAIL", "seed %d: %s differs (status %d %s): %s --sync_window=%d %s" % (
+                seed, what, rc2, err2, cmd, w, " ".join(extra))
+    return "ok", ""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bin", default="build/lockstep")
+    ap.add_argument("--trials", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=int, default=300)
+    a = ap.parse_args()
+    os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    pool = traces(os.environ.get("LOCKSTEP_SHARED", "../shared"))
+    seeds = range(a.seed, a.seed + a.trials)
+    counts = {"ok": 0, "refused": 0, "FAIL": 0}
+    with ThreadPoolExecutor(a.jobs) as ex:
+        for outcome, msg in ex.map(lambda s: trial(a.bin, s, pool, a.timeout), seeds):
+            counts[outcome] += 1
+            if outcome == "FAIL" or (outcome == "refused" and counts["refused"] <= 5):
+                print(("FAIL " if outcome == "FAIL" else "refused: ") + msg, flush=True)
+    print("randsweep: %d trials (seeds %d-%d): %d ok, %d refused with a configuration "
+          "error, %d failed" % (a.trials, a.seed, a.seed + a.trials - 1, counts["ok"],
+                                counts["refused"], counts["FAIL"]))
+    return 1 if counts["FAIL"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
