@@ -333,7 +333,7 @@ static void same_json_windowed(const char *trace, const char *cfgdir)
     const char *runs[] = {"--threads=1 --fast_forward=0 --dram_defer=0 --chan_sleep=0",
                           "--threads=1", "--threads=2", "--threads=3 --fast_forward=0",
                           "--threads=4 --dram_defer=0", "--threads=2 --team_profile=1",
-                          "--threads=1 --chan_sleep=0"};
+                          "--threads=1 --chan_sleep=0", "--threads=2 --team_adapt=0"};
     same_json_runs(trace, cfgdir, "--sync_window=16", runs, (int)BASE_ARRAY_LEN(runs),
                    " windows of 16 core cycles; each round trip's links add 64 cycles");
 }
@@ -426,6 +426,31 @@ TEST(sim_window_profile_lines)
     CHECK_HAS(p.out, "windows, their tasks' run ");
     p = test_lockstep("run --sync_window=16 --threads=2 samples/synth/vectoradd");
     CHECK(strstr(p.out, "# window profile") == NULL);
+}
+
+/* The windowed mode's solo windows (team_adapt): the run line says how many windows ran on
+ * the main thread alone, none without team_adapt, and nothing of it on one thread. Which
+ * windows those are depends on the host's timing; the statistics do not
+ * (sim_windowed_deterministic runs team_adapt both ways). */
+TEST(sim_windowed_solo_windows_reported)
+{
+    const char *run = "run --sync_window=1 samples/synth/pchase";
+    for (int adapt = 0; adapt < 2; adapt++) {
+        test_proc p = test_lockstep("%s --threads=2 --team_adapt=%d", run, adapt);
+        CHECK_EQ(p.status, 0);
+        const char *w = strstr(p.out, "# windowed mode: ");
+        const char *a = w ? strstr(w, "l2_rop_latency ran as ") : NULL;
+        a = a ? strstr(a, "; ") : NULL;
+        unsigned long long windows = 0, alone = ~0ull;
+        CHECK(w && sscanf(w, "# windowed mode: %llu windows", &windows) == 1);
+        CHECK(a && sscanf(a, "; %llu of them on the main thread alone (team_adapt)", &alone) == 1);
+        CHECK(alone <= windows);
+        if (!adapt)
+            CHECK_EQ(alone, 0);
+    }
+    test_proc p = test_lockstep("%s --threads=1", run);
+    CHECK_EQ(p.status, 0);
+    CHECK(strstr(p.out, "(team_adapt)") == NULL);
 }
 
 /* Output lines that may differ between a MacSim trace run in place and a run of its

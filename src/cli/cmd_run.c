@@ -100,11 +100,16 @@ static void print_rate(FILE *f, const sim_result *r, const knobs *k)
                "parked\n",
             r->wall_s, (double)wi / w, (double)r->total.cycle / w,
             (unsigned long long)r->ff_cycles, (unsigned long long)r->park_cycles);
-    if (r->windows)
+    if (r->windows) {
         fprintf(f, "# windowed mode: %llu windows of %lld core cycles; each round trip's links "
-                   "add %lld cycles, l2_rop_latency ran as %lld\n",
+                   "add %lld cycles, l2_rop_latency ran as %lld",
                 (unsigned long long)r->windows, (long long)k->sync_window,
                 4 * (long long)k->sync_window, (long long)r->window_rop);
+        if (k->threads > 1)
+            fprintf(f, "; %llu of them on the main thread alone (team_adapt)",
+                    (unsigned long long)r->windows_alone);
+        fputc('\n', f);
+    }
     if (r->wprof)
         print_window_profile(f, r->wprof);
     if (r->team_threads < 2)

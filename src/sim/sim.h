@@ -88,6 +88,7 @@ typedef struct sim_result {
     sim_team_profile *prof;   /* knob team_profile and a team that started: else NULL */
     /* windowed mode (sync_window > 0): windows run, and the ROP latency the run used */
     uint64_t windows;
+    uint64_t windows_alone; /* with threads > 1: windows run on the main thread (team_adapt) */
     int64_t window_rop;
     sim_window_profile *wprof; /* team_profile in the windowed mode: else NULL */
 } sim_result;

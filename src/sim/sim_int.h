@@ -35,6 +35,7 @@ typedef struct sim_adapt {
     int solo;          /* the current window runs on the main thread alone */
     int phase;         /* 0: the chosen way, 1: a window the other way, 2: the window after it */
     uint32_t edges;    /* core edges in the current window */
+    uint32_t span;     /* edges a window: SIM_ADAPT_EDGES (the windowed mode sets fewer) */
     uint32_t windows;  /* windows ended (the first, the run's start, is not timed) */
     uint32_t left;     /* windows of the chosen way before the next try of the other */
     uint32_t stay;     /* the same after a try: doubles while tries change nothing */

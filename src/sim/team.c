@@ -307,12 +307,12 @@ void sim_team_stop(sim_team *t) { atomic_store_explicit(&t->stop, 1, memory_orde
 
 void sim_adapt_init(sim_adapt *a, double now)
 {
-    *a = (sim_adapt){.left = 1, .stay = SIM_ADAPT_STAY, .t0 = now};
+    *a = (sim_adapt){.left = 1, .stay = SIM_ADAPT_STAY, .t0 = now, .span = SIM_ADAPT_EDGES};
 }
 
 int sim_adapt_edge(sim_adapt *a)
 {
-    if (++a->edges == SIM_ADAPT_EDGES)
+    if (++a->edges >= a->span)
         return SIM_ADAPT_FULL;
     return a->phase == 1 && a->edges >= SIM_ADAPT_LOOK_MIN && a->edges % SIM_ADAPT_LOOK == 0
                ? SIM_ADAPT_CHECK

@@ -961,12 +961,13 @@ static void run_window(sim *g, uint64_t end)
     uint32_t n = g->w.nxt + g->w.nchan_task + g->nactive;
 #ifdef _OPENMP
     uint32_t threads = (uint32_t)g->k.threads;
-    if (threads > 1) {
+    if (threads > 1 && !g->adapt.solo) {
         x.ahead = sim_ahead_wanted(g);
         run_team(g, &x, threads);
         return;
     }
 #endif
+    g->res->windows_alone += g->k.threads > 1;
     for (uint32_t i = 0; i < n; i++) {
         double t0 = g->w.prof ? base_now_s() : 0;
         win_task(g, &x, i, 0);
@@ -1223,9 +1224,46 @@ static void prof_keep(sim *g, double loop_s)
     g->res->wprof = p;
 }
 
+/* Solo windows, as the exact mode's team has them (team.c, sim_adapt_window), with one
+ * window for one core edge: a window's tasks run on the main thread alone while that is
+ * faster. Where a window holds a few microseconds of work (a pointer chase: one SM, one
+ * channel awake), handing it to the team and back cost more than the work: two threads ran
+ * synth pchase at W = 1 7.4 times slower than one, and past 300 s where the host's two cores
+ * had other work too. A busy run's window takes hundreds of microseconds, where the team's
+ * hand-over costs a few: the main thread alone never wins there, yet each try of it cost
+ * vectoradd 1M on two threads 2-8% (a span of 256 windows, then of 2 ms, was a tenth, then
+ * a thirtieth, of the run). So a span lasts about WIN_ADAPT_SPAN_S, and no try starts after
+ * a span whose windows took WIN_ADAPT_TEAM_S or more each with the team. Which thread runs
+ * a task never changes a result, so neither does this. */
+#define WIN_ADAPT_SPAN_S 1e-3
+#define WIN_ADAPT_SPAN_MIN 4u
+#define WIN_ADAPT_TEAM_S 100e-6
+
+static void adapt_window(sim *g)
+{
+    sim_adapt *a = &g->adapt;
+    int w = sim_adapt_edge(a);
+    if (!w)
+        return;
+    double now = base_now_s();
+    if (w != SIM_ADAPT_FULL && !sim_adapt_lost(a, now))
+        return;
+    double per = (now - a->t0) / a->edges, n = per > 0 ? WIN_ADAPT_SPAN_S / per : SIM_ADAPT_EDGES;
+    if (!a->solo && a->phase == 0 && per >= WIN_ADAPT_TEAM_S) {
+        a->edges = 0; /* the team stays, and the next span is timed afresh */
+        a->t0 = now;
+    } else {
+        sim_adapt_window(a, now);
+    }
+    a->span = n >= SIM_ADAPT_EDGES ? SIM_ADAPT_EDGES : n <= WIN_ADAPT_SPAN_MIN ? WIN_ADAPT_SPAN_MIN
+                                                                               : (uint32_t)n;
+}
+
 int sim_run_windowed(sim *g, base_err *e, FILE *diag)
 {
     double t0 = base_now_s();
+    int adapt = g->k.threads > 1 && g->k.team_adapt;
+    sim_adapt_init(&g->adapt, t0); /* the team first: solo 0 */
     win_init(g);
     g->res->window_rop = g->k.l2_rop_latency;
     g->loop_began = 1;
@@ -1240,6 +1278,8 @@ int sim_run_windowed(sim *g, base_err *e, FILE *diag)
         rc = between(g, end, e, diag);
         if (rc == 0 && g->k.fast_forward && !sim_all_done(g))
             skip_quiet(g);
+        if (adapt)
+            adapt_window(g);
     }
     g->sm_upto = g->cycle;
     for (uint32_t s = 0; s < g->n_sm; s++) /* a stop knob ended the run after an issue */
