@@ -1229,34 +1229,38 @@ static void prof_keep(sim *g, double loop_s)
  * faster. Where a window holds a few microseconds of work (a pointer chase: one SM, one
  * channel awake), handing it to the team and back cost more than the work: two threads ran
  * synth pchase at W = 1 7.4 times slower than one, and past 300 s where the host's two cores
- * had other work too. A busy run's window takes hundreds of microseconds, where the team's
- * hand-over costs a few: the main thread alone never wins there, yet each try of it cost
- * vectoradd 1M on two threads 2-8% (a span of 256 windows, then of 2 ms, was a tenth, then
- * a thirtieth, of the run). So a span lasts about WIN_ADAPT_SPAN_S, and no try starts after
- * a span whose windows took WIN_ADAPT_TEAM_S or more each with the team. Which thread runs
- * a task never changes a result, so neither does this. */
+ * had other work too; there even a busy run's window waits a scheduler slice for a helper
+ * (vectoradd 1M, W = 16, two threads beside two busy loops: 14 s, against under 1 s on the
+ * main thread alone). A busy run's window takes hundreds of microseconds, so a span of 256
+ * of them made each try of the main thread alone a tenth of vectoradd 1M's run: a span
+ * lasts about WIN_ADAPT_SPAN_S instead, the chosen way stays SIM_ADAPT_STAY_MAX spans from
+ * the start, and a try that loses ends early (below). Which thread runs a task never
+ * changes a result, so neither does this. */
 #define WIN_ADAPT_SPAN_S 1e-3
 #define WIN_ADAPT_SPAN_MIN 4u
-#define WIN_ADAPT_TEAM_S 100e-6
+#define WIN_ADAPT_GIVEUP 1.25
+#define WIN_ADAPT_FIRST_TRY 4u /* spans before the first try: a kernel's first windows cost most */
 
 static void adapt_window(sim *g)
 {
     sim_adapt *a = &g->adapt;
     int w = sim_adapt_edge(a);
-    if (!w)
+    if (!w && a->phase != 1)
         return;
-    double now = base_now_s();
-    if (w != SIM_ADAPT_FULL && !sim_adapt_lost(a, now))
+    /* a try is looked at after every window, and from its second on ends once it runs
+     * WIN_ADAPT_GIVEUP times slower than the span before it: on a host whose cores had other
+     * work one window with the team took 0.75 ms where the main thread alone took 1 us,
+     * and in a busy run each window alone cost half as much again and left the team's
+     * caches cold (gather, W = 16: 10% lost to tries of whole spans) */
+    double now = base_now_s(), took = now - a->t0;
+    int behind = a->edges >= 2 && took > WIN_ADAPT_GIVEUP * a->before * a->edges;
+    if (w != SIM_ADAPT_FULL && !(a->phase == 1 && (behind || sim_adapt_lost(a, now))))
         return;
-    double per = (now - a->t0) / a->edges, n = per > 0 ? WIN_ADAPT_SPAN_S / per : SIM_ADAPT_EDGES;
-    if (!a->solo && a->phase == 0 && per >= WIN_ADAPT_TEAM_S) {
-        a->edges = 0; /* the team stays, and the next span is timed afresh */
-        a->t0 = now;
-    } else {
-        sim_adapt_window(a, now);
-    }
-    a->span = n >= SIM_ADAPT_EDGES ? SIM_ADAPT_EDGES : n <= WIN_ADAPT_SPAN_MIN ? WIN_ADAPT_SPAN_MIN
-                                                                               : (uint32_t)n;
+    double per = took / a->edges, n = per > 0 ? WIN_ADAPT_SPAN_S / per : SIM_ADAPT_EDGES;
+    sim_adapt_window(a, now);
+    a->span = n >= SIM_ADAPT_EDGES      ? SIM_ADAPT_EDGES
+              : n <= WIN_ADAPT_SPAN_MIN ? WIN_ADAPT_SPAN_MIN
+                                        : (uint32_t)n;
 }
 
 int sim_run_windowed(sim *g, base_err *e, FILE *diag)
@@ -1264,6 +1268,9 @@ int sim_run_windowed(sim *g, base_err *e, FILE *diag)
     double t0 = base_now_s();
     int adapt = g->k.threads > 1 && g->k.team_adapt;
     sim_adapt_init(&g->adapt, t0); /* the team first: solo 0 */
+    g->adapt.span = WIN_ADAPT_SPAN_MIN; /* the first span, the run's start, is not timed */
+    g->adapt.stay = SIM_ADAPT_STAY_MAX;
+    g->adapt.left = WIN_ADAPT_FIRST_TRY;
     win_init(g);
     g->res->window_rop = g->k.l2_rop_latency;
     g->loop_began = 1;
