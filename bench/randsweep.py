@@ -7,6 +7,7 @@ knobs at once, runs a small trace to its end, and checks what must hold for ever
 
   - the run ends with status 0, or 2/3 for a configuration error, never 1 (the watchdog),
     a crash or a timeout;
+  - without a stop knob, it retires every thread instruction of the trace (trace info);
   - the fast paths are exact: the same config with fast_forward, dram_defer, chan_sleep and
     memcpy_prefill_skip off gives byte-identical statistics;
   - threads change nothing: --threads=3 gives byte-identical statistics;
@@ -118,6 +119,21 @@ KNOBS = {
     "dram_tRP": ["1", "24", "60"],
     "dram_tCL": ["1", "24", "40"],
     "dram_tCCD": ["1", "4", "8"],
+    "dram_tRRD": ["1", "12", "30"],
+    "dram_tRAS": ["1", "55", "90"],
+    "dram_tWR": ["1", "24", "50"],
+    "dram_tWL": ["1", "8", "20"],
+    "dram_tCCDL": ["1", "6", "12"],
+    "dram_tRTPL": ["1", "4", "10"],
+    "dram_write_queue": ["2", "8", "32"],
+    "dram_write_high": ["2", "6", "28"],
+    "dram_write_low": ["1", "4", "16"],
+    "l1d_adaptive": ["0", "1"],
+    "l1d_unified_kb": ["0", "64", "128"],
+    "l1d_write_ratio": ["0", "25", "100"],
+    "l1i_enabled": ["0", "1"],
+    "l1i_mshr_entries": ["1", "2", "8"],
+    "perfect_inst_const_cache": ["0", "1"],
     "icnt_in_buffer": ["1", "2", "8", "512"],
     "icnt_out_buffer": ["1", "2", "8", "512"],
     "icnt_subnets": ["1", "2"],
@@ -167,6 +183,26 @@ def run(bin_, args, timeout):
     return p.returncode, stats(p.stdout), (err[-1] if err else "")
 
 
+_INSTS = {}
+
+
+def trace_insts(bin_, trace):
+    """total.thread_insts of `lockstep trace info`, once per trace (None: unknown)."""
+    if trace not in _INSTS:
+        p = subprocess.run([bin_, "trace", "info", trace], capture_output=True, text=True)
+        v = [l.split(" = ")[1] for l in p.stdout.splitlines()
+             if l.startswith("total.thread_insts = ")]
+        _INSTS[trace] = int(v[0]) if p.returncode == 0 and v else None
+    return _INSTS[trace]
+
+
+def retired(text):
+    for l in text.splitlines():
+        if l.startswith("total.gpu_tot_sim_insn = "):
+            return int(l.split(" = ")[1])
+    return None
+
+
 def draw(seed, pool):
     r = random.Random(seed)
     knobs = r.sample(sorted(KNOBS), r.randint(2, 8))
@@ -185,6 +221,12 @@ def trial(bin_, seed, pool, timeout):
         return "refused", "%s: %s" % (cmd, err)
     if rc != 0:
         return "FAIL", "seed %d: status %d (%s): %s" % (seed, rc, err, cmd)
+    want = trace_insts(bin_, args[0])
+    stopped = any(a.startswith(("--max_cycles=", "--max_insts=")) and not a.endswith("=0")
+                  for a in args)
+    if want is not None and not stopped and retired(base) != want:
+        return "FAIL", "seed %d: %s instructions retired, the trace has %d: %s" % (
+            seed, retired(base), want, cmd)
     checks = [(SLOW, base, "fast paths off"), (["--threads=3"], base, "--threads=3")]
     wargs = args + ["--sync_window=%d" % w]
     rcw, wbase, errw = run(bin_, wargs, timeout)
