@@ -2,8 +2,9 @@
 """Random-configuration differential sweep (not part of the test run).
 
 sweep.sh changes one knob at a time; a bug that needs two unusual knobs together (a tiny
-queue and a slow clock domain, say) passes it. This draws, from a seed, a preset and several
-knobs at once, runs a small trace to its end, and checks what must hold for every config:
+queue and a slow clock domain, say) passes it. This draws, from a seed, a GPU (a preset or a
+shared Accel-Sim config) and several knobs at once, runs a small trace to its end, and
+checks what must hold for every config:
 
   - the run ends with status 0, or 2/3 for a configuration error, never 1 (the watchdog),
     a crash or a timeout;
@@ -203,18 +204,29 @@ def retired(text):
     return None
 
 
-def draw(seed, pool):
+def gpus(shared):
+    """The presets, then the shared Accel-Sim configs (each its gpgpusim.config and, where
+    there is one, its trace.config), as the arguments that select them."""
+    out = [["--preset=" + p] for p in PRESETS]
+    cfg = os.path.join(shared, "reference/accelsim-configs")
+    for d in sorted(os.listdir(cfg)) if os.path.isdir(cfg) else []:
+        files = [os.path.join(cfg, d, f) for f in ("gpgpusim.config", "trace.config")]
+        out.append(["--config=" + f for f in files if os.path.isfile(f)])
+    return out
+
+
+def draw(seed, pool, gpu_pool):
     r = random.Random(seed)
     knobs = r.sample(sorted(KNOBS), r.randint(2, 8))
-    args = [r.choice(pool), "--preset=" + r.choice(PRESETS)]
+    args = [r.choice(pool)] + r.choice(gpu_pool)
     args += ["--%s=%s" % (k, r.choice(KNOBS[k])) for k in knobs]
     window = r.choice([1, 3, 8, 16, 40])
     return args, window
 
 
-def trial(bin_, seed, pool, timeout):
+def trial(bin_, seed, pool, gpu_pool, timeout):
     """Returns (outcome, message): outcome 'ok', 'refused' or 'FAIL'."""
-    args, w = draw(seed, pool)
+    args, w = draw(seed, pool, gpu_pool)
     cmd = "lockstep run " + " ".join(args)
     rc, base, err = run(bin_, args, timeout)
     if rc in (2, 3):
@@ -258,11 +270,12 @@ def main():
     ap.add_argument("--timeout", type=int, default=300)
     a = ap.parse_args()
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    pool = traces(os.environ.get("LOCKSTEP_SHARED", "../shared"))
+    shared = os.environ.get("LOCKSTEP_SHARED", "../shared")
+    pool, gpu_pool = traces(shared), gpus(shared)
     seeds = range(a.seed, a.seed + a.trials)
     counts = {"ok": 0, "refused": 0, "FAIL": 0}
     with ThreadPoolExecutor(a.jobs) as ex:
-        for outcome, msg in ex.map(lambda s: trial(a.bin, s, pool, a.timeout), seeds):
+        for outcome, msg in ex.map(lambda s: trial(a.bin, s, pool, gpu_pool, a.timeout), seeds):
             counts[outcome] += 1
             if outcome == "FAIL" or (outcome == "refused" and counts["refused"] <= 5):
                 print(("FAIL " if outcome == "FAIL" else "refused: ") + msg, flush=True)
