@@ -434,7 +434,7 @@ TEST(sim_window_profile_lines)
  * (sim_windowed_deterministic runs team_adapt both ways). */
 TEST(sim_windowed_solo_windows_reported)
 {
-    const char *run = "run --sync_window=1 samples/synth/pchase";
+    const char *run = "run --sync_window=8 samples/synth/pchase";
     for (int adapt = 0; adapt < 2; adapt++) {
         test_proc p = test_lockstep("%s --threads=2 --team_adapt=%d", run, adapt);
         CHECK_EQ(p.status, 0);
