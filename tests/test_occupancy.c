@@ -167,6 +167,29 @@ TEST(occupancy_too_big_is_an_error_unless_ignored)
     knob_free(&c);
 }
 
+/* ignore_resource_limits forces one CTA only where the SM has a warp slot for each of its
+ * warps: a 1024-thread CTA on an SM of 256 threads (8 warp slots) once passed the check and
+ * stopped the run with "no warp slots for a CTA the occupancy check admitted" (TITAN X
+ * preset, --max_threads_per_sm=256). It is an input error, as without the knob. */
+TEST(occupancy_ignored_limits_still_need_warp_slots)
+{
+    knob_cfg c;
+    base_err e = {0};
+    cta_occupancy o;
+    example_sm(&c);
+    c.v.ignore_resource_limits = 1;
+    c.v.max_threads_per_sm = 256;
+    CHECK_EQ(cta_occupancy_compute(&c.v, 1024, 8, 0, 0, &o, &e), -1);
+    CHECK_EQ(e.code, BASE_EXIT_INPUT);
+    CHECK_HAS(e.msg, "limited by threads");
+    CHECK_HAS(e.msg, "warp slots");
+    base_err_clear(&e);
+    CHECK_EQ(cta_occupancy_compute(&c.v, 256, 8, 0, 0, &o, &e), 0); /* exactly the SM's slots */
+    CHECK_EQ(o.ctas, 1);
+    CHECK(!o.forced);
+    knob_free(&c);
+}
+
 TEST(occupancy_gpgpusim_adaptive_carveout)
 {
     knob_cfg c;

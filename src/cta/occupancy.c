@@ -126,12 +126,18 @@ int cta_occupancy_compute(const knobs *k, int64_t threads, int64_t regs, int64_t
         o->carveout_kb = pick_carveout(k, smem, o->ctas);
     if (o->ctas == 0) {
         char why[128];
-        if (!k->ignore_resource_limits)
+        /* forcing one CTA needs a warp slot for each of its warps: an SM has
+         * max_threads_per_sm / warp_size of them, and no more to lend */
+        int slots = o->padded_threads <= k->max_threads_per_sm;
+        if (!k->ignore_resource_limits || !slots)
             return base_fail(e, BASE_EXIT_INPUT,
                              "a CTA of %lld threads, %lld registers/thread, %lld bytes of shared "
-                             "memory does not fit on one SM (limited by %s)",
+                             "memory does not fit on one SM (limited by %s)%s",
                              (long long)threads, (long long)regs, (long long)smem,
-                             cta_binding_text(o, why, sizeof why));
+                             cta_binding_text(o, why, sizeof why),
+                             k->ignore_resource_limits ? ", and ignore_resource_limits cannot run "
+                                                         "it: its warps exceed the SM's warp slots"
+                                                       : "");
         o->forced = 1;
         o->ctas = 1;
         o->warps_resident = o->warps_per_cta;
