@@ -136,3 +136,29 @@ TEST(bad_input_config_typos_exit_3_with_location)
     CHECK_HAS(p.err, "l2_assoc");
     CHECK_HAS(p.err, "out of range");
 }
+
+/* Cache shapes the model cannot build (randsweep: --l1i_line=512 was "internal error" from
+ * cache_new, status 134): each is refused before the run, naming the knob or the cache. */
+TEST(bad_input_cache_shapes_exit_3)
+{
+    static const bad_case ok = {"cache_shapes", TB_OPEN "insts = 1\n" GOOD_LINE "#END_TB\n",
+                                NULL, 0, NULL};
+    write_case(ok.name, &ok);
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s/%s", test_tmpdir(), ok.name);
+    test_proc p = test_lockstep("run --preset=gtx480 %s", dir);
+    CHECK_EQ(p.status, 0);
+    static const char *const lines[] = {"l1d", "l1i", "l2"};
+    for (int i = 0; i < 3; i++) {
+        p = test_lockstep("run --preset=gtx480 --%s_type=normal --%s_line=512 %s", lines[i],
+                          lines[i], dir);
+        CHECK_EQ(p.status, 3);
+        CHECK_HAS(p.err, lines[i]);
+        CHECK_HAS(p.err, "[8, 256]");
+    }
+    p = test_lockstep("run --preset=gtx480 --l1d_set_index=linear --l1d_sets=1048576 "
+                      "--l1d_assoc=4096 %s", dir);
+    CHECK_EQ(p.status, 3);
+    CHECK_HAS(p.err, "cache l1d: too many lines");
+    CHECK(!strstr(p.err, "internal error"));
+}

@@ -111,7 +111,8 @@ int cache_cfg_check(const cache_cfg *c, base_err *e)
         return base_fail(e, BASE_EXIT_INPUT, "cache %s: a sectored cache needs 128-byte lines "
                          "(4 sectors of 32 B), not %u", c->name, c->line);
     if ((uint64_t)c->sets * c->assoc > (1u << 28))
-        return base_fail(e, BASE_EXIT_INPUT, "cache %s: too many lines", c->name);
+        return base_fail(e, BASE_EXIT_INPUT, "cache %s: too many lines (%u sets x %u ways; "
+                         "at most 2^28)", c->name, c->sets, c->assoc);
     if (c->write_ratio > 100)
         return base_fail(e, BASE_EXIT_INPUT, "cache %s: write ratio %u is not a percentage",
                          c->name, c->write_ratio);

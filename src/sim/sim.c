@@ -10,8 +10,31 @@
 
 static uint64_t period_fs(double mhz) { return (uint64_t)llround(1e9 / mhz); }
 
+/* The caches the SMs and partitions will build, checked first: cache_new panics on a shape
+ * it cannot model, and a knob range alone does not rule out every one (sets times ways). */
+static int check_caches(const knobs *k, base_err *e)
+{
+    const struct {
+        const char *prefix;
+        int built;
+    } c[] = {
+        {"l1d", (int)k->l1d_enabled},
+        {"l1i", k->l1i_enabled && !k->perfect_icache && !k->perfect_inst_const_cache},
+        {"l2", (int)k->l2_enabled},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        cache_cfg cfg;
+        cache_cfg_from_knobs(&cfg, k, c[i].prefix);
+        if (c[i].built && cache_cfg_check(&cfg, e))
+            return -1;
+    }
+    return 0;
+}
+
 sim *sim_new(const knobs *k, base_err *e)
 {
+    if (check_caches(k, e))
+        return NULL;
     sim *g = base_calloc(1, sizeof *g);
     g->k = *k;
     if (k->sync_window > 0 && k->sync_window_compensate) {
