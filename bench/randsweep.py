@@ -13,8 +13,11 @@ checks what must hold for every config:
     memcpy_prefill_skip off gives byte-identical statistics;
   - threads change nothing: --threads=3 (the team started at once) gives byte-identical
     statistics;
-  - in the windowed mode (a random W), fast_forward=0 and --threads=2 give byte-identical
-    statistics to the windowed one-thread run.
+  - in the windowed mode (a random W), fast_forward=0, --threads=2 and --threads=3 give
+    byte-identical statistics to the windowed one-thread run.
+
+The traces: the bundled samples (but gather), four shared Accel-Sim traces, both shared
+MacSim GPU traces, and native copies of two of the Accel-Sim ones.
 
   bench/randsweep.py [--bin build/lockstep] [--trials 200] [--seed 1] [--jobs 2]
 
@@ -149,6 +152,56 @@ KNOBS = {
     "concurrent_kernels": ["0", "1"],
     "max_concurrent_kernels": ["1", "2", "128"],
     "occupancy_mode": ["gpgpusim", "cuda"],
+    "cores_per_cluster": ["1", "2", "3"],
+    "warp_size": ["8", "16", "32", "64"],
+    "clock_core_mhz": ["100", "1132", "5000"],
+    "regs_per_cta": ["4096", "65536"],
+    "max_regs_per_thread": ["16", "255"],
+    "smem_per_cta": ["0", "1024", "49152"],
+    "ignore_resource_limits": ["0", "1"],
+    "occ_reg_alloc_unit": ["1", "256", "4096"],
+    "occ_warp_alloc_granularity": ["1", "4", "64"],
+    "max_issue_per_warp": ["1", "2", "8"],
+    "dual_issue_diff_units": ["0", "1"],
+    "reg_bank_use_warp_id": ["0", "1"],
+    "oc_specialized": ["0", "1"],
+    "oc_sp_units": ["0", "1", "4"],
+    "oc_mem_units": ["0", "1", "2"],
+    "pipe_id_oc_mem": ["0", "1", "4"],
+    "pipe_oc_ex_mem": ["0", "1", "4"],
+    "pipe_ex_wb": ["1", "2", "8"],
+    "units_sp": ["0", "1", "4"],
+    "units_int": ["0", "1", "4"],
+    "units_sfu": ["0", "1"],
+    "units_dp": ["0", "1"],
+    "units_tensor": ["0", "1"],
+    "lat_int": ["1", "2", "30"],
+    "lat_dp": ["1", "64", "500"],
+    "lat_tensor": ["1", "32"],
+    "l1d_line": ["32", "64", "128", "256"],
+    "l1d_result_fifo": ["0", "1", "8"],
+    "l1d_bank_interleave": ["1", "32", "128"],
+    "l1i_sets": ["1", "64"],
+    "l1i_line": ["32", "128", "512"],
+    "l1c_enabled": ["0", "1"],
+    "l1c_sets": ["1", "128"],
+    "l1c_line": ["16", "64"],
+    "l1c_latency": ["1", "8", "100"],
+    "l1t_enabled": ["0", "1"],
+    "smem_carveouts_kb": ["0", "0,8,16,32,64,100", "16,48"],
+    "smem_banks": ["1", "16", "32"],
+    "smem_limited_broadcast": ["0", "1"],
+    "smem_warp_parts": ["1", "2", "32"],
+    "coalesce_arch": ["13", "20", "60", "86"],
+    "l2_line": ["32", "64", "128", "256"],
+    "l2_repl": ["lru", "fifo"],
+    "l2_mshr": ["assoc", "sector_assoc", "tex_fifo", "sector_tex_fifo"],
+    "l2_result_fifo": ["0", "1", "8"],
+    "memcpy_truncate_32bit": ["0", "1"],
+    "dram_chips_per_channel": ["1", "2", "4"],
+    "dram_bus_width": ["1", "2", "8"],
+    "dram_burst_length": ["1", "2", "8", "16"],
+    "dram_data_cmd_ratio": ["1", "2", "4", "8"],
 }
 
 # the reference paths the fast ones must equal, and the knobs whose echo differs by design
@@ -165,9 +218,26 @@ def traces(shared):
     for t in ["vecadd_sm61_v3", "vectoradd100_sm61_v4", "matrixmul32_sm61_v4", "ffma_sm90_v5"]:
         if os.path.isdir(os.path.join(acc, t)):
             out.append(os.path.join(acc, t))
-    mac = os.path.join(shared, "traces/macsim/ptx_vectoradd")
-    if os.path.isdir(mac):
-        out.append(mac)
+    for t in ["ptx_vectoradd", "nvbit_vectormultadd_4096"]:
+        mac = os.path.join(shared, "traces/macsim", t)
+        if os.path.isdir(mac):
+            out.append(mac)
+    return out
+
+
+def natives(bin_, pool, tmp):
+    """Native copies of two of the Accel-Sim traces (the native reader's path through a
+    run), written once into tmp."""
+    out = []
+    for t in [t for t in pool if os.path.basename(t) in ("vecadd_sm61_v3",
+                                                          "matrixmul32_sm61_v4")]:
+        dst = os.path.join(tmp, os.path.basename(t) + ".native")
+        p = subprocess.run([bin_, "trace", "convert", "--to", "native", t, "--out", dst],
+                           capture_output=True, text=True)
+        if p.returncode == 0:
+            out.append(dst)
+        else:
+            print("randsweep: no native copy of %s: %s" % (t, p.stderr.strip()))
     return out
 
 
@@ -256,8 +326,10 @@ def trial(bin_, seed, pool, gpu_pool, timeout):
         if rc2 != 0 or got != want:
             return "FAIL", "seed %d: %s differs (status %d %s): %s %s" % (
                 seed, what, rc2, err2, cmd, " ".join(extra))
-    for extra, what in [(["--fast_forward=0"], "windowed fast_forward=0"),
-                        (["--threads=2"], "windowed --threads=2")] if wargs else []:
+    wchecks = [(["--fast_forward=0"], "windowed fast_forward=0"),
+               (["--threads=2"], "windowed --threads=2"),
+               (["--threads=3", "--team_start_ms=0"], "windowed --threads=3")]
+    for extra, what in wchecks if wargs else []:
         rc2, got, err2 = run(bin_, wargs + extra, timeout)
         if rc2 != 0 or got != wbase:
             return "FAIL", "seed %d: %s differs (status %d %s): %s --sync_window=%d %s" % (
@@ -276,6 +348,8 @@ def main():
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     shared = os.environ.get("LOCKSTEP_SHARED", "../shared")
     pool, gpu_pool = traces(shared), gpus(shared)
+    tmp = tempfile.TemporaryDirectory(prefix="randsweep.")
+    pool += natives(a.bin, pool, tmp.name)
     seeds = range(a.seed, a.seed + a.trials)
     counts = {"ok": 0, "refused": 0, "FAIL": 0}
     with ThreadPoolExecutor(a.jobs) as ex:
