@@ -153,7 +153,7 @@ KNOBS = {
     "max_concurrent_kernels": ["1", "2", "128"],
     "occupancy_mode": ["gpgpusim", "cuda"],
     "cores_per_cluster": ["1", "2", "3"],
-    "warp_size": ["8", "16", "32", "64"],
+    "warp_size": ["32", "64"],
     "clock_core_mhz": ["100", "1132", "5000"],
     "regs_per_cta": ["4096", "65536"],
     "max_regs_per_thread": ["16", "255"],

@@ -165,6 +165,7 @@ TEST(knob_validate_rules)
         {"l2_sets", "128", "ipoly set index needs 16, 32 or 64 sets"},
         {"dram_banks", "15", "multiple of n_sub_partitions"},
         {"max_threads_per_sm", "1000", "multiple of warp_size"},
+        {"warp_size", "64", "the model runs 32-thread warps"},
         {"smem_per_cta", "200000", "exceeds smem_per_sm"},
         {"partition_indexing", "pae", "pae hashing is not supported"},
         {"oc_units", "0", "generic operand collectors"},

@@ -187,6 +187,9 @@ int knob_validate(const knob_cfg *c, base_err *e)
              "banks must be a multiple of n_sub_partitions") ||
         rule(c, k->dram_banks % k->dram_bank_groups == 0, KNOB_ID_dram_bank_groups, e,
              "must divide dram_banks") ||
+        rule(c, k->warp_size == 32, KNOB_ID_warp_size, e,
+             "the model runs 32-thread warps, as every trace it reads records them (Accel-Sim, "
+             "MacSim and native traces alike; their active masks are 32 bits)") ||
         rule(c, k->max_threads_per_sm % k->warp_size == 0, KNOB_ID_max_threads_per_sm, e,
              "must be a multiple of warp_size") ||
         rule(c, k->smem_per_cta <= k->smem_per_sm || k->smem_per_sm == 0, KNOB_ID_smem_per_cta,
