@@ -181,6 +181,27 @@ TEST(knob_validate_rules)
         CHECK_HAS(e.msg, "r.cfg:3");
         knob_free(&c);
     }
+    /* the data caches' lines are 128 bytes, line-granular or sectored (randsweep: any other
+     * size ran to the watchdog); the instruction cache takes any power of two */
+    static const char *const line_rules[][3] = {
+        {"l1d_type", "l1d_line", "64"},
+        {"l2_type", "l2_line", "256"},
+        {"l1i_type", "l1i_line", "64"},
+    };
+    for (int i = 0; i < 3; i++) {
+        knob_cfg c;
+        knob_init(&c);
+        base_err e = {0};
+        CHECK_EQ(knob_set(&c, line_rules[i][0], "normal", "r.cfg:1", &e), 0);
+        CHECK_EQ(knob_validate(&c, &e), 0);
+        CHECK_EQ(knob_set(&c, line_rules[i][1], line_rules[i][2], "r.cfg:2", &e), 0);
+        CHECK_EQ(knob_validate(&c, &e), i < 2 ? -1 : 0);
+        if (i < 2) {
+            CHECK_HAS(e.msg, "r.cfg:2");
+            CHECK_HAS(e.msg, "128-byte lines of four 32-byte sectors");
+        }
+        knob_free(&c);
+    }
     /* lazy fetch-on-read with a streaming L1 is rejected like GPGPU-Sim does */
     knob_cfg c;
     knob_init(&c);

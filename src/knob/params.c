@@ -172,6 +172,15 @@ int knob_validate(const knob_cfg *c, base_err *e)
     if (CACHE_RULES(l1d) || CACHE_RULES(l1i) || CACHE_RULES(l1c) || CACHE_RULES(l1t) ||
         CACHE_RULES(l2))
         return -1;
+    /* The L1D, the L2 and the traffic between them move 32-byte sectors, four to a line (the
+     * fetch and fill masks are 4 bits): another line size never fills its misses, and every
+     * run with one stopped at the watchdog. Every shipped and Accel-Sim config uses 128. */
+    static const char *const line128 =
+        "the L1D and L2 model 128-byte lines of four 32-byte sectors (every Accel-Sim config "
+        "uses 128)";
+    if (rule(c, !k->l1d_enabled || k->l1d_line == 128, KNOB_ID_l1d_line, e, line128) ||
+        rule(c, !k->l2_enabled || k->l2_line == 128, KNOB_ID_l2_line, e, line128))
+        return -1;
     /* The L2 takes a miss only with room in its miss queue for all the miss may send
      * (GPGPU-Sim's miss_queue_full): a smaller queue never takes one, and the run would stop
      * at the watchdog. (The L1D's miss queue is the SM's outbound queue, which always can.) */
