@@ -335,6 +335,12 @@ TEST(synth_cli)
     CHECK_HAS(p.out, "saxpy-stride");
     p = test_lockstep("synth vectoradd --help");
     CHECK_EQ(p.status, 0);
+    CHECK_HAS(p.out, "--n "); /* the workload's parameters, as the general help promises */
+    CHECK_HAS(p.out, "--block ");
+    p = test_lockstep("synth gather --help");
+    CHECK_HAS(p.out, "--footprint");
+    p = test_lockstep("synth --help");
+    CHECK_HAS(p.out, "WORKLOAD --help' lists");
     p = test_lockstep("synth vectoradd --n=300 --block 128 --out %s/cli --xz", test_tmpdir());
     CHECK_EQ(p.status, 0);
     CHECK_HAS(p.out, "1 kernel, 2 memcpys, 3 CTAs, 12 warps");

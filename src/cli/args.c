@@ -123,7 +123,8 @@ static int parse_option(const cli_cmd *cmd, int argc, char **argv, int *i, cli_a
     const char *value, *arg = argv[*i];
     snprintf(name, sizeof name, "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
     if (strcmp(name, "help") == 0) {
-        cli_print_help(stdout, cmd);
+        if (!cmd->help_word || a->npos == 0 || cmd->help_word(stdout, a->pos[0]) != 0)
+            cli_print_help(stdout, cmd);
         return -1;
     }
     int oi = find_opt(cmd, name);

@@ -45,6 +45,9 @@ typedef struct cli_cmd {
     int min_pos, max_pos;   /* positional arguments */
     int (*run)(struct cli_args *a);
     int extra_opts;         /* 1: unknown --name=value options are kept in cli_args.extra */
+    /* --help after a first positional word: help on that word (a synth workload's
+     * parameters); 0 if it printed one, else the command's help is printed. May be NULL. */
+    int (*help_word)(FILE *f, const char *word);
 } cli_cmd;
 
 typedef struct cli_extra {

@@ -94,5 +94,5 @@ const cli_cmd cli_cmd_config = {
     "  config presets                   the built-in presets\n"
     "  config docs                      the knob reference in Markdown (docs/KNOBS.md)\n"
     "Options lockstep does not model are named in one warning line on stderr.",
-    OPTS, 1, 0, 64, run, 0,
+    OPTS, 1, 0, 64, run, 0, NULL,
 };

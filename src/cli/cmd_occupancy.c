@@ -48,5 +48,5 @@ const cli_cmd cli_cmd_occupancy = {
     "carve-out and allocation granularity, the CTA cap); the smallest wins and every binding\n"
     "limit is named. --occupancy_mode=gpgpusim|cuda chooses the rounding rules. Note: here\n"
     "--threads is the CTA size, not the simulator's thread count.",
-    OPTS, 1, 0, 0, run, 0,
+    OPTS, 1, 0, 0, run, 0, NULL,
 };

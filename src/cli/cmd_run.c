@@ -227,5 +227,5 @@ const cli_cmd cli_cmd_run = {
     "Accel-Sim's names. --threads=N runs the per-SM phase on N OpenMP threads; the results do\n"
     "not depend on N. A run that stops making progress ends with exit code 1 and a diagnosis\n"
     "of what every warp and queue waits for.",
-    OPTS, 1, 0, 1, run, 0,
+    OPTS, 1, 0, 1, run, 0, NULL,
 };

@@ -13,6 +13,15 @@ static const cli_opt OPTS[] = {
     {NULL, 0, NULL, NULL},
 };
 
+static int help_word(FILE *f, const char *word)
+{
+    const synth_def *d = synth_find(word);
+    if (!d)
+        return -1;
+    synth_print_params(f, d);
+    return 0;
+}
+
 static int run(cli_args *a)
 {
     if (cli_flag(a, "list") || a->npos == 0) {
@@ -62,5 +71,5 @@ const cli_cmd cli_cmd_synth = {
     "value, and the command that reproduces the directory). Output depends only on the\n"
     "parameters and --seed: the same command writes byte-identical files.\n"
     "'lockstep synth WORKLOAD --help' lists a workload's parameters.",
-    OPTS, 0, 0, 1, run, 1,
+    OPTS, 0, 0, 1, run, 1, help_word,
 };

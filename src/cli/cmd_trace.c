@@ -167,5 +167,5 @@ const cli_cmd cli_cmd_trace = {
     "config), or the kernel_config.txt, Trace.txt or CPU config file itself. GPU types\n"
     "newptx, ptx and nvbit (version 14; newptx 131 is remapped), CPU x86 and a64. info also\n"
     "reports the instructions MacSim retires (INST_COUNT_TOT): one fewer per warp or thread.",
-    OPTS, 0, 1, 2, run, 0,
+    OPTS, 0, 1, 2, run, 0, NULL,
 };
