@@ -17,9 +17,12 @@ checks what must hold for every config:
     byte-identical statistics to the windowed one-thread run.
 
 The traces: the bundled samples (but gather), four shared Accel-Sim traces, both shared
-MacSim GPU traces, and native copies of two of the Accel-Sim ones.
+MacSim GPU traces, and native copies of two of the Accel-Sim ones; or (--synth-share of the
+trials, 0.3 by default) a synth workload generated with drawn parameters (tiny grids, odd
+block sizes, 1-element arrays).
 
   bench/randsweep.py [--bin build/lockstep] [--trials 200] [--seed 1] [--jobs 2]
+                     [--synth-share 0.3]
 
 Each failure prints the trial's seed and a command that reproduces it; the exit status is 1
 when any trial failed.
@@ -287,6 +290,49 @@ def gpus(shared):
     return out
 
 
+# synth workloads drawn with odd shapes (small: a trial generates its own)
+SYNTH = {
+    "vectoradd": {"n": ["1", "33", "1000", "5000"], "block": ["32", "96", "1024"]},
+    "saxpy-stride": {"n": ["7", "3000"], "block": ["32", "160", "1024"],
+                     "stride": ["1", "3", "32", "1024"]},
+    "reduce": {"n": ["1", "100", "9000"], "block": ["64", "512", "1024"],
+               "first_add": ["0", "1"], "unroll_last_warp": ["0", "1"]},
+    "sgemm-tiled": {"n": ["32", "64"], "tile": ["16", "32"], "conflict": ["0", "1"],
+                    "pad": ["0", "1"]},
+    "stencil2d": {"nx": ["3", "40", "130"], "ny": ["3", "17"], "bx": ["1", "7", "32"],
+                  "by": ["1", "3", "8"], "points": ["5", "9"], "smem": ["0", "1"],
+                  "iters": ["1", "2"]},
+    "hmma": {"m": ["32", "64"], "n": ["32", "64"], "k": ["32", "96"], "warps": ["1", "2", "8"],
+             "stages": ["2", "4"]},
+    "gather": {"n": ["1", "500", "4000"], "block": ["32", "1024"],
+               "footprint": ["64", "4096", "1M"], "elem": ["4", "8"]},
+    "histogram": {"n": ["1", "3000"], "block": ["32", "256"], "bins": ["2", "256", "8192"],
+                  "skew": ["0", "50", "100"], "grid": ["1", "5", "40"]},
+    "branchy": {"n": ["1", "2000"], "block": ["32", "992"], "maxiter": ["1", "5", "64"],
+                "threshold": ["0", "50", "100"]},
+    "pchase": {"footprint": ["64", "8192", "1M"], "stride": ["4", "128", "4096"],
+               "iters": ["1", "200"], "warmup": ["0", "1"]},
+    "multi": {"n": ["1", "2000"], "block": ["32", "512"], "kernels": ["1", "3"]},
+}
+
+
+def synth_trace(bin_, r, tmp, seed):
+    """Generates a synth workload with drawn parameters into tmp; its path, or None (a
+    refused combination: the generator's own check, e.g. sgemm n not a multiple of tile)."""
+    w = r.choice(sorted(SYNTH))
+    params = ["--%s=%s" % (k, r.choice(v)) for k, v in sorted(SYNTH[w].items())
+              if r.random() < 0.7]
+    out = os.path.join(tmp, "synth-%d" % seed)
+    p = subprocess.run([bin_, "synth", w] + params + ["--seed=%d" % seed, "--out", out],
+                       capture_output=True, text=True)
+    if p.returncode == 2:
+        return None, "lockstep synth %s %s: %s" % (w, " ".join(params), p.stderr.strip())
+    if p.returncode != 0:
+        return None, "FAIL lockstep synth %s %s: status %d %s" % (
+            w, " ".join(params), p.returncode, p.stderr.strip())
+    return out, None
+
+
 def draw(seed, pool, gpu_pool):
     r = random.Random(seed)
     knobs = r.sample(sorted(KNOBS), r.randint(2, 8))
@@ -296,9 +342,16 @@ def draw(seed, pool, gpu_pool):
     return args, window
 
 
-def trial(bin_, seed, pool, gpu_pool, timeout):
+def trial(bin_, seed, pool, gpu_pool, timeout, tmp, synth_share):
     """Returns (outcome, message): outcome 'ok', 'refused' or 'FAIL'."""
     args, w = draw(seed, pool, gpu_pool)
+    r = random.Random(seed * 7919 + 1)
+    if r.random() < synth_share:  # a generated trace of odd shape instead of the pool's
+        path, why = synth_trace(bin_, r, tmp, seed)
+        if path is None:
+            return ("FAIL", "seed %d: %s" % (seed, why)) if why.startswith("FAIL") else (
+                "refused", why)
+        args[0] = path
     cmd = "lockstep run " + " ".join(args)
     rc, base, err = run(bin_, args, timeout)
     if rc in (2, 3):
@@ -344,6 +397,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--synth-share", type=float, default=0.3,
+                    help="share of trials that generate a synth workload of drawn shape")
     a = ap.parse_args()
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     shared = os.environ.get("LOCKSTEP_SHARED", "../shared")
@@ -353,7 +408,8 @@ def main():
     seeds = range(a.seed, a.seed + a.trials)
     counts = {"ok": 0, "refused": 0, "FAIL": 0}
     with ThreadPoolExecutor(a.jobs) as ex:
-        for outcome, msg in ex.map(lambda s: trial(a.bin, s, pool, gpu_pool, a.timeout), seeds):
+        for outcome, msg in ex.map(lambda s: trial(a.bin, s, pool, gpu_pool, a.timeout,
+                                                   tmp.name, a.synth_share), seeds):
             counts[outcome] += 1
             if outcome == "FAIL" or (outcome == "refused" and counts["refused"] <= 5):
                 print(("FAIL " if outcome == "FAIL" else "refused: ") + msg, flush=True)
