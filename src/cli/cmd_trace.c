@@ -5,14 +5,19 @@
 #include "macsim/macsim.h"
 #include "trace/trace.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const cli_opt OPTS[] = {
     {"json", 0, NULL, "info: print JSON instead of text"},
     {"addr32", 0, NULL, "MacSim ptx traces written with trace_uses_64_bit_addr=0"},
     {"to", 1, "FORMAT", "convert: the output format (accelsim, native)"},
     {"out", 1, "DIR", "convert: the output directory"},
-    {"binary-version", 1, "N", "convert --to accelsim of MacSim: -binary version to write "
+    {"binary-version", 1, "N", "convert of a MacSim source: the -binary version to write "
                                "(default 80)"},
     {"xz", 0, NULL, "convert --to accelsim: write kernel-N.traceg.xz"},
     {"level", 1, "N", "convert --to native: zstd level 1..22 (default 19), 0 = uncompressed"},
@@ -43,20 +48,69 @@ static int export_accelsim(cli_args *a, const char *src, const char *out)
     return 0;
 }
 
+/* Removes the flat directory `dir` (the Accel-Sim text a MacSim source passed through). */
+static void remove_flat_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        for (struct dirent *de; (de = readdir(d));) {
+            if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+                continue;
+            char *path = base_sprintf("%s/%s", dir, de->d_name);
+            unlink(path);
+            free(path);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+/* A MacSim source reaches the native form through Accel-Sim text: written beside `out` into
+ * a directory of its own (the same file system, so no space of /tmp is assumed), read back
+ * by the native writer and removed, whatever happened. */
+static int macsim_to_native(cli_args *a, const char *src, const char *out, int level,
+                            int64_t bv)
+{
+    char *tmp = base_sprintf("%s.accelsim-XXXXXX", out);
+    if (!mkdtemp(tmp)) {
+        base_err e = {0};
+        base_fail(&e, BASE_EXIT_INPUT, "%s: cannot create a directory beside the output for "
+                  "the Accel-Sim text: %s", tmp, strerror(errno));
+        free(tmp);
+        return cli_error(&e);
+    }
+    macsim_opts o = {.addr32 = cli_flag(a, "addr32"), .binary_version = (int)bv};
+    macsim_summary ms;
+    trace_convert_summary s = {0};
+    base_err e = {0};
+    int rc = macsim_to_accelsim(src, tmp, &o, &ms, &e) ||
+             trace_convert_native(tmp, out, level, &s, &e);
+    remove_flat_dir(tmp);
+    free(tmp);
+    if (rc)
+        return cli_error(&e);
+    print_summary(out, &s);
+    return 0;
+}
+
 static int convert_native(cli_args *a, const char *src, const char *out)
 {
-    int64_t level;
-    if (cli_get_i64(a, "level", 19, &level))
+    int64_t level, bv;
+    if (cli_get_i64(a, "level", 19, &level) || cli_get_i64(a, "binary-version", 80, &bv))
         return BASE_EXIT_USAGE;
     if (level < 0 || level > 22)
         return cli_usage_error(a->cmd, "--level: expected 0..22, found %lld", (long long)level);
-    if (cli_get(a, "binary-version") || cli_flag(a, "xz") || cli_flag(a, "addr32"))
-        return cli_usage_error(a->cmd, "--binary-version, --xz and --addr32 apply to --to "
-                               "accelsim only");
-    if (macsim_detect(src))
-        return cli_usage_error(a->cmd, "--to: unknown format 'native' for a MacSim source; "
-                               "convert it --to accelsim first, then that directory --to "
-                               "native");
+    if (cli_flag(a, "xz"))
+        return cli_usage_error(a->cmd, "--xz applies to --to accelsim only");
+    if (macsim_detect(src)) {
+        if (bv <= 0 || bv > 1000)
+            return cli_usage_error(a->cmd, "--binary-version: expected a value like 61, 70 or "
+                                   "80, found %lld", (long long)bv);
+        return macsim_to_native(a, src, out, (int)level, bv);
+    }
+    if (cli_get(a, "binary-version") || cli_flag(a, "addr32"))
+        return cli_usage_error(a->cmd, "--binary-version and --addr32 apply to MacSim sources "
+                               "only; '%s' is an Accel-Sim or native trace", src);
     trace_convert_summary s = {0};
     base_err e = {0};
     if (trace_convert_native(src, out, (int)level, &s, &e))
@@ -154,11 +208,12 @@ const cli_cmd cli_cmd_trace = {
     "                     with the same warp, thread and memory instruction counts; an\n"
     "                     Accel-Sim or native SRC is written back as Accel-Sim text that\n"
     "                     reads to the same instructions\n"
-    "  trace convert --to native SRC --out DIR [--level=19]\n"
-    "                     writes an Accel-Sim (or native) trace in lockstep's native binary\n"
-    "                     form (docs/NATIVE.md): kernel-N.lsn.traceg files, several times\n"
-    "                     smaller than .traceg.xz and read far faster; run, info and check\n"
-    "                     read it directly\n"
+    "  trace convert --to native SRC --out DIR [--level=19] [--binary-version=80]\n"
+    "                     writes an Accel-Sim, native or MacSim GPU trace in lockstep's native\n"
+    "                     binary form (docs/NATIVE.md): kernel-N.lsn.traceg files, several\n"
+    "                     times smaller than .traceg.xz and read far faster; run, info and\n"
+    "                     check read it directly (a MacSim source goes through Accel-Sim\n"
+    "                     text of --binary-version, as with --to accelsim)\n"
     "Accel-Sim: PATH is a directory, kernelslist.g, or one .traceg[.xz]. Kernel files may be\n"
     "plain, xz-compressed or native; the format is detected from the content. Tracer versions 0-6\n"
     "(.traceg text; the v6 .tracez container is not read yet) and binary versions from Kepler\n"
