@@ -13,6 +13,8 @@ checks what must hold for every config:
     memcpy_prefill_skip off gives byte-identical statistics;
   - threads change nothing: --threads=3 (the team started at once) gives byte-identical
     statistics;
+  - a generated (synth) trace's native copy (trace convert --to native) gives
+    byte-identical statistics;
   - in the windowed mode (a random W), fast_forward=0, --threads=2 and --threads=3 give
     byte-identical statistics to the windowed one-thread run.
 
@@ -364,6 +366,15 @@ def trial(bin_, seed, pool, gpu_pool, timeout, tmp, synth_share):
     if want is not None and not stopped and retired(base) != want:
         return "FAIL", "seed %d: %s instructions retired, the trace has %d: %s" % (
             seed, retired(base), want, cmd)
+    if args[0].startswith(tmp):  # a generated trace: its native copy runs the same
+        nat = args[0] + ".native"
+        p = subprocess.run([bin_, "trace", "convert", "--to", "native", args[0], "--out", nat],
+                           capture_output=True, text=True)
+        rc2, got, err2 = run(bin_, [nat] + args[1:], timeout) if p.returncode == 0 else (
+            p.returncode, "", p.stderr.strip())
+        if rc2 != 0 or got != base:
+            return "FAIL", "seed %d: the native copy differs (status %d %s): %s" % (
+                seed, rc2, err2, cmd)
     # a small trace ends before the team's first solo period (team_start_ms): start it at once
     checks = [(SLOW, base, "fast paths off"),
               (["--threads=3", "--team_start_ms=0"], base, "--threads=3")]
