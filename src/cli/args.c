@@ -283,3 +283,14 @@ void cli_warn_unmodelled(const knob_cfg *c)
         fprintf(stderr, "lockstep: warning: %d imported option%s not modelled (ignored): %s\n",
                 c->nunmodelled, c->nunmodelled == 1 ? " is" : "s are", c->unmodelled.s);
 }
+
+void cli_warn_approximated(const knob_cfg *c)
+{
+    /* accepted, but run as something else: said once, never silently */
+    char name[32];
+    if (!strcmp(knob_enum_name(KNOB_ID_icnt_model, (int)c->v.icnt_model, name, sizeof name),
+                "booksim"))
+        fprintf(stderr, "lockstep: warning: icnt_model = booksim (GPGPU-Sim -network_mode 1): "
+                        "the network is modelled by the built-in crossbar, with the same buffers "
+                        "and flit size (docs/TIMING.md)\n");
+}

@@ -184,6 +184,7 @@ static int simulate(cli_args *a, trace_list *l, const char *shown)
     if (!isatty(1) && (outbuf = malloc(1 << 16)))
         setvbuf(stdout, outbuf, _IOFBF, 1 << 16);
     cli_warn_unmodelled(&a->knobs);
+    cli_warn_approximated(&a->knobs);
     sim *g = sim_new(&a->knobs.v, &e);
     if (!g) {
         trace_list_free(l);
