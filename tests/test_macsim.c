@@ -506,6 +506,9 @@ TEST(macsim_cpu_records)
     p = test_lockstep("trace convert --to accelsim %s --out %s/cpu_conv", cfg, test_tmpdir());
     CHECK_EQ(p.status, 3);
     CHECK_HAS(p.err, "only GPU traces");
+    p = test_lockstep("run %s", cfg); /* said as what it is for a run: not a word of converting */
+    CHECK_EQ(p.status, 3);
+    CHECK_HAS(p.err, "only GPU traces run or convert");
     free(cfg);
 }
 

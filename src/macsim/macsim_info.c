@@ -198,7 +198,8 @@ int macsim_run_trace_keep(macsim_run *r, const char *path, const macsim_opts *o,
         return -1;
     if (o && o->gpu_only && !macsim_type_is_gpu(r->t.fmt.type))
         return base_fail(e, BASE_EXIT_INPUT, "%s: a MacSim %s (CPU) trace: only GPU traces "
-                         "convert to Accel-Sim", r->t.path, macsim_type_name(r->t.fmt.type));
+                         "run or convert (the CPU side is not modelled yet; trace info and "
+                         "check read it)", r->t.path, macsim_type_name(r->t.fmt.type));
     init_set(r);
     size_t n = macsim_type_is_gpu(r->t.fmt.type) ? r->t.nkernels : r->t.nthreads;
     r->u = base_calloc(n, sizeof *r->u);
