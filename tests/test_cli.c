@@ -39,9 +39,10 @@ TEST(cli_occupancy_worked_example)
     CHECK_HAS(p.out, "\"ctas_per_sm\": 4");
 }
 
-/* A knob value accepted but run as something else is said in one warning line by `run`
- * (never silently), and only there: occupancy has no network to run. */
-TEST(cli_booksim_network_runs_as_the_crossbar_with_a_warning)
+/* A knob value accepted but run as something else (a BookSim network as the crossbar, the
+ * random partition indexing as a fixed hash) is said in one warning line by `run`, never
+ * silently, and only there: occupancy runs neither. */
+TEST(cli_approximated_knob_values_are_said_in_a_warning)
 {
     test_proc p = test_lockstep("run --threads=1 --icnt_model=booksim samples/vecadd_sm80");
     CHECK_EQ(p.status, 0);
@@ -49,6 +50,10 @@ TEST(cli_booksim_network_runs_as_the_crossbar_with_a_warning)
     CHECK_HAS(p.err, "modelled by the built-in crossbar");
     p = test_lockstep("run --threads=1 samples/vecadd_sm80");
     CHECK(!strstr(p.err, "warning"));
+    p = test_lockstep("run --threads=1 --partition_indexing=random samples/vecadd_sm80");
+    CHECK_EQ(p.status, 0);
+    CHECK_HAS(p.err, "warning: partition_indexing = random");
+    CHECK(!strstr(p.err, "booksim"));
     p = test_lockstep("occupancy --threads=128 --icnt_model=booksim");
     CHECK_EQ(p.status, 0);
     CHECK(!strstr(p.err, "warning"));

@@ -284,13 +284,27 @@ void cli_warn_unmodelled(const knob_cfg *c)
                 c->nunmodelled, c->nunmodelled == 1 ? " is" : "s are", c->unmodelled.s);
 }
 
+/* Knob values accepted but run as something else (docs/TIMING.md, "Differences"). */
+static const struct {
+    int knob;
+    const char *value, *what;
+} APPROXIMATED[] = {
+    {KNOB_ID_icnt_model, "booksim",
+     "(GPGPU-Sim -network_mode 1): the network is modelled by the built-in crossbar, with the "
+     "same buffers and flit size"},
+    {KNOB_ID_partition_indexing, "random",
+     "(GPGPU-Sim -gpgpu_memory_partition_indexing 4): each chunk's channel is a fixed hash "
+     "where GPGPU-Sim draws rand() at its first touch: as even a spread, not the same channels"},
+};
+
 void cli_warn_approximated(const knob_cfg *c)
 {
-    /* accepted, but run as something else: said once, never silently */
-    char name[32];
-    if (!strcmp(knob_enum_name(KNOB_ID_icnt_model, (int)c->v.icnt_model, name, sizeof name),
-                "booksim"))
-        fprintf(stderr, "lockstep: warning: icnt_model = booksim (GPGPU-Sim -network_mode 1): "
-                        "the network is modelled by the built-in crossbar, with the same buffers "
-                        "and flit size (docs/TIMING.md)\n");
+    for (size_t i = 0; i < sizeof APPROXIMATED / sizeof APPROXIMATED[0]; i++) {
+        int id = APPROXIMATED[i].knob;
+        char value[64];
+        knob_format(c, id, value, sizeof value);
+        if (!strcmp(value, APPROXIMATED[i].value))
+            fprintf(stderr, "lockstep: warning: %s = %s %s (docs/TIMING.md)\n",
+                    knob_defs[id].name, value, APPROXIMATED[i].what);
+    }
 }
