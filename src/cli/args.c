@@ -284,7 +284,7 @@ void cli_warn_unmodelled(const knob_cfg *c)
                 c->nunmodelled, c->nunmodelled == 1 ? " is" : "s are", c->unmodelled.s);
 }
 
-/* Knob values accepted but run as something else (docs/TIMING.md, "Differences"). */
+/* Knob values accepted but run as something else (docs/TIMING.md, "Against Accel-Sim"). */
 static const struct {
     int knob;
     const char *value, *what;

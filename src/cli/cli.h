@@ -83,7 +83,7 @@ void cli_echo_header(FILE *f, const cli_args *a);
 /* Prints the one warning line about imported options lockstep does not model, if any. */
 void cli_warn_unmodelled(const knob_cfg *c);
 /* One warning line per knob value that is accepted but run as something else (a BookSim
- * network as the crossbar). */
+ * network as the crossbar, the random partition indexing as a fixed hash). */
 void cli_warn_approximated(const knob_cfg *c);
 
 extern const cli_cmd cli_cmd_run, cli_cmd_occupancy, cli_cmd_trace, cli_cmd_config,
