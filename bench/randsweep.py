@@ -13,8 +13,9 @@ checks what must hold for every config:
     memcpy_prefill_skip off gives byte-identical statistics;
   - threads change nothing: --threads=3 (the team started at once) gives byte-identical
     statistics;
-  - a generated (synth) trace's native copy (trace convert --to native) gives
-    byte-identical statistics;
+  - a generated (synth) trace's native copy (trace convert --to native), and that copy
+    written back as Accel-Sim text (--to accelsim), give byte-identical statistics;
+  - --stats-json leaves the output as it was and writes JSON that holds its totals;
   - in the windowed mode (a random W), fast_forward=0, --threads=2 and --threads=3 give
     byte-identical statistics to the windowed one-thread run.
 
@@ -30,6 +31,7 @@ Each failure prints the trial's seed and a command that reproduces it; the exit 
 when any trial failed.
 """
 import argparse
+import json
 import os
 import random
 import subprocess
@@ -274,6 +276,28 @@ def trace_insts(bin_, trace):
     return _INSTS[trace]
 
 
+def json_differs(bin_, args, base, timeout, path):
+    """Why the run's --stats-json file disagrees with its text (None: it agrees): it must
+    parse, leave stdout as it was, and hold the text's total instructions and cycles."""
+    rc, text, err = run(bin_, args + ["--stats-json", path], timeout)
+    if rc != 0 or text != base:
+        return "changed the run (status %d %s)" % (rc, err)
+    try:
+        with open(path) as f:
+            total = json.load(f)["total"]
+    except (OSError, ValueError, KeyError) as e:
+        return "unreadable (%s)" % e
+    finally:
+        if os.path.exists(path):
+            os.remove(path)
+    for key in ("gpu_tot_sim_insn", "gpu_tot_sim_cycle"):
+        line = "total.%s = " % key
+        want = [l[len(line):] for l in base.splitlines() if l.startswith(line)]
+        if not want or str(total.get(key)) != want[0]:
+            return "%s is %s, the text says %s" % (key, total.get(key), want)
+    return None
+
+
 def retired(text):
     for l in text.splitlines():
         if l.startswith("total.gpu_tot_sim_insn = "):
@@ -366,15 +390,20 @@ def trial(bin_, seed, pool, gpu_pool, timeout, tmp, synth_share):
     if want is not None and not stopped and retired(base) != want:
         return "FAIL", "seed %d: %s instructions retired, the trace has %d: %s" % (
             seed, retired(base), want, cmd)
-    if args[0].startswith(tmp):  # a generated trace: its native copy runs the same
-        nat = args[0] + ".native"
-        p = subprocess.run([bin_, "trace", "convert", "--to", "native", args[0], "--out", nat],
-                           capture_output=True, text=True)
-        rc2, got, err2 = run(bin_, [nat] + args[1:], timeout) if p.returncode == 0 else (
-            p.returncode, "", p.stderr.strip())
-        if rc2 != 0 or got != base:
-            return "FAIL", "seed %d: the native copy differs (status %d %s): %s" % (
-                seed, rc2, err2, cmd)
+    why = json_differs(bin_, args, base, timeout, os.path.join(tmp, "stats-%d.json" % seed))
+    if why:
+        return "FAIL", "seed %d: --stats-json %s: %s" % (seed, why, cmd)
+    if args[0].startswith(tmp):  # a generated trace: its native copy runs the same, and so
+        # does that copy written back as Accel-Sim text
+        for to, src in (("native", args[0]), ("accelsim", args[0] + ".native")):
+            dst = args[0] + "." + to
+            p = subprocess.run([bin_, "trace", "convert", "--to", to, src, "--out", dst],
+                               capture_output=True, text=True)
+            rc2, got, err2 = run(bin_, [dst] + args[1:], timeout) if p.returncode == 0 else (
+                p.returncode, "", p.stderr.strip())
+            if rc2 != 0 or got != base:
+                return "FAIL", "seed %d: the %s copy differs (status %d %s): %s" % (
+                    seed, to, rc2, err2, cmd)
     # a small trace ends before the team's first solo period (team_start_ms): start it at once
     checks = [(SLOW, base, "fast paths off"),
               (["--threads=3", "--team_start_ms=0"], base, "--threads=3")]
