@@ -16,6 +16,8 @@ checks what must hold for every config:
   - a generated (synth) trace's native copy (trace convert --to native), and that copy
     written back as Accel-Sim text (--to accelsim), give byte-identical statistics;
   - --stats-json leaves the output as it was and writes JSON that holds its totals;
+  - the run's output, given back as --config with only the trace, runs the same (the knob
+    echo holds every knob: a run is reproducible from its output alone);
   - in the windowed mode (a random W), fast_forward=0, --threads=2 and --threads=3 give
     byte-identical statistics to the windowed one-thread run.
 
@@ -298,6 +300,29 @@ def json_differs(bin_, args, base, timeout, path):
     return None
 
 
+def echo_values(text):
+    """Statistics with the knob echo's source comments cut (a rerun names other sources)."""
+    return "\n".join(l.split("   # ")[0] if l.startswith("knob ") else l
+                     for l in text.splitlines())
+
+
+def rerun_differs(bin_, args, timeout, path):
+    """Why a run given only the trace and the first run's output as its config (the echo
+    holds every knob) differs from the first run (None: it does not)."""
+    try:
+        p = subprocess.run([bin_, "run"] + args, capture_output=True, text=True,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    with open(path, "w") as f:
+        f.write(p.stdout)
+    rc, got, err = run(bin_, [args[0], "--config=" + path], timeout)
+    os.remove(path)
+    if rc != 0 or echo_values(got) != echo_values(stats(p.stdout)):
+        return "status %d %s" % (rc, err)
+    return None
+
+
 def retired(text):
     for l in text.splitlines():
         if l.startswith("total.gpu_tot_sim_insn = "):
@@ -393,6 +418,10 @@ def trial(bin_, seed, pool, gpu_pool, timeout, tmp, synth_share):
     why = json_differs(bin_, args, base, timeout, os.path.join(tmp, "stats-%d.json" % seed))
     if why:
         return "FAIL", "seed %d: --stats-json %s: %s" % (seed, why, cmd)
+    why = rerun_differs(bin_, args, timeout, os.path.join(tmp, "out-%d.txt" % seed))
+    if why:
+        return "FAIL", "seed %d: a run from this run's output as --config differs (%s): %s" % (
+            seed, why, cmd)
     if args[0].startswith(tmp):  # a generated trace: its native copy runs the same, and so
         # does that copy written back as Accel-Sim text
         for to, src in (("native", args[0]), ("accelsim", args[0] + ".native")):

@@ -1,6 +1,8 @@
 /* The lockstep binary: exit codes, option syntax, knob precedence and errors. */
 #include "test.h"
 
+#include "base/base.h"
+
 #include <stdlib.h>
 
 TEST(cli_help_and_usage_exit_codes)
@@ -111,6 +113,55 @@ TEST(cli_knob_precedence_and_echo)
     p = test_lockstep("config show --json");
     CHECK_EQ(p.status, 0);
     CHECK_HAS(p.out, "\"n_clusters\": 46");
+}
+
+/* Every statistics line of a run's output (the knob echo's source comments cut: a rerun
+ * names other sources; the lines under '#' are host notes and the command). */
+static void stats_of(const char *out, base_buf *b)
+{
+    for (const char *l = out; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+        size_t n = strcspn(l, "\n");
+        if (*l == '#')
+            continue;
+        const char *c = strstr(l, "   # ");
+        if (strncmp(l, "knob ", 5) == 0 && c && (size_t)(c - l) < n)
+            n = (size_t)(c - l);
+        base_buf_printf(b, "%.*s\n", (int)n, l);
+    }
+}
+
+/* "A run is reproducible from its output alone": the output given back as --config, with
+ * only the trace, runs with every knob the first run used (its echo is read, the rest of
+ * the output skipped), also when stderr's warnings were captured ahead of it. A string
+ * value the params syntax would cut (a '#', outer blanks) is echoed in quotes. */
+TEST(cli_a_run_output_is_a_config_for_running_it_again)
+{
+    test_proc p = test_lockstep("run --threads=1 --preset=gtx480 --l2_repl=fifo --n_mem=3 "
+                                "--icnt_model=booksim \"--gpu_name= odd # name\" "
+                                "samples/vecadd_sm80");
+    CHECK_EQ(p.status, 0);
+    CHECK_HAS(p.out, "knob gpu_name = \" odd # name\"   # --gpu_name");
+    base_buf first = {0}, again = {0};
+    stats_of(p.out, &first);
+    base_buf both = {0};
+    base_buf_printf(&both, "%s%s", p.err, p.out); /* 2>&1: the warning first */
+    char path[512];
+    snprintf(path, sizeof path, "%s", test_write_text("run1.out", both.s));
+    test_proc q = test_lockstep("run --config=%s samples/vecadd_sm80", path);
+    CHECK_EQ(q.status, 0);
+    stats_of(q.out, &again);
+    CHECK_STR(again.s, first.s);
+    CHECK_HAS(q.out, "knob n_mem = 3   # ");
+    CHECK_HAS(q.out, "run1.out:");
+    /* a params file that only mentions lockstep in a comment is read line by line */
+    const char *cfg = test_write_text("note.cfg", "# lockstep params for a small GPU\n"
+                                                  "n_mem = 2\nknob n_clusters = 4\nl2_asoc = 4\n");
+    q = test_lockstep("config show --config=%s", cfg);
+    CHECK_EQ(q.status, 3);
+    CHECK_HAS(q.err, "note.cfg:4");
+    base_buf_free(&first);
+    base_buf_free(&again);
+    base_buf_free(&both);
 }
 
 TEST(cli_config_docs_are_current)

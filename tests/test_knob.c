@@ -229,6 +229,37 @@ TEST(knob_validate_rules)
     }
 }
 
+/* A run's knob echo, under its header and among other lines, reads back as every value. */
+TEST(knob_echo_reads_back_as_params)
+{
+    knob_cfg c;
+    knob_init(&c);
+    base_err e = {0};
+    CHECK_EQ(knob_load_preset(&c, "qv100", &e), 0);
+    CHECK_EQ(knob_set(&c, "gpu_name", " A # \"B\"", "x", &e), 0);
+    CHECK_EQ(knob_set(&c, "clock_dram_mhz", "3500.1234567890123", "x", &e), 0);
+    CHECK_EQ(knob_set(&c, "smem_carveouts_kb", "0,16,48", "x", &e), 0);
+    CHECK_EQ(knob_set(&c, "icnt_config_file", "", "x", &e), 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s", test_write_file("echo.out", "", 0));
+    FILE *f = fopen(path, "w");
+    fprintf(f, "lockstep: warning: one\n# lockstep 0\n%s\n", KNOB_ECHO_HEADER);
+    knob_echo_text(f, &c, KNOB_ECHO_PREFIX);
+    fprintf(f, "gpu_sim_cycle = 12\n# kernel 1/1: k\nnot a params line\n");
+    fclose(f);
+    knob_cfg d;
+    knob_init(&d);
+    CHECK_EQ(knob_load_file(&d, path, &e), 0);
+    char a[512], b[512];
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        knob_format(&c, i, a, sizeof a);
+        knob_format(&d, i, b, sizeof b);
+        CHECK_STR(b, a);
+    }
+    knob_free(&d);
+    knob_free(&c);
+}
+
 TEST(knob_echo_and_write_params)
 {
     knob_cfg c;

@@ -257,7 +257,9 @@ void cli_print_help(FILE *f, const cli_cmd *cmd)
     fprintf(f, "\nGPU configuration (later sources win; --knob=value wins over all files):\n"
                "  %-24s %s\n  %-24s %s\n  %-24s %s\n",
             "--preset=NAME", "a built-in preset (default: " KNOB_DEFAULT_PRESET ")",
-            "--config=FILE", "lockstep params file or GPGPU-Sim/Accel-Sim config; repeatable",
+            "--config=FILE",
+            "lockstep params file, GPGPU-Sim/Accel-Sim config, or a run's output (its\n"
+            "                           knob echo: the same knobs again); repeatable",
             "--KNOB=VALUE", "any knob; 'lockstep config show' lists all, docs/KNOBS.md explains");
     fprintf(f, "  presets:");
     for (int i = 0; i < knob_npresets; i++)
@@ -273,8 +275,8 @@ void cli_echo_header(FILE *f, const cli_args *a)
     fprintf(f, "# lockstep %s\n# command: lockstep %s", LOCKSTEP_VERSION, a->cmd->name);
     for (int i = 0; i < a->argc; i++)
         fprintf(f, " %s", a->argv[i]);
-    fprintf(f, "\n# knobs (every value; '# source' marks values not at their built-in default):\n");
-    knob_echo_text(f, &a->knobs, "knob ");
+    fprintf(f, "\n%s\n", KNOB_ECHO_HEADER);
+    knob_echo_text(f, &a->knobs, KNOB_ECHO_PREFIX);
 }
 
 void cli_warn_unmodelled(const knob_cfg *c)

@@ -333,8 +333,19 @@ static void format_short(const knob_cfg *c, int id, char *buf, size_t n)
     knob_format(c, id, buf, n);
 }
 
+/* Whether a value must be quoted to read back as itself from a params line, which cuts a
+ * '#' comment, trims blanks and strips one pair of outer quotes. */
+static int echo_needs_quotes(const char *v)
+{
+    size_t n = strlen(v);
+    return strchr(v, '#') || (n && (v[0] == ' ' || v[0] == '\t' || v[n - 1] == ' ' ||
+                                    v[n - 1] == '\t')) ||
+           (n >= 2 && v[0] == '"' && v[n - 1] == '"');
+}
+
 /* fputs, not fprintf: a run prints this table first, and ~300 formatted writes cost more
- * than the rest of a small run's output. */
+ * than the rest of a small run's output. Every line reads back as a params line (the
+ * prefix "knob " is allowed there), so a run's output is a config for running it again. */
 void knob_echo_text(FILE *f, const knob_cfg *c, const char *prefix)
 {
     char v[512];
@@ -344,7 +355,12 @@ void knob_echo_text(FILE *f, const knob_cfg *c, const char *prefix)
             fputs(prefix, f);
         fputs(knob_defs[i].name, f);
         fputs(" = ", f);
+        int q = knob_defs[i].type == KNOB_T_STR && echo_needs_quotes(v);
+        if (q)
+            fputc('"', f);
         fputs(v, f);
+        if (q)
+            fputc('"', f);
         if (strcmp(c->origin[i], "default") != 0) {
             fputs("   # ", f);
             fputs(c->origin[i], f);
@@ -437,7 +453,9 @@ void knob_write_docs(FILE *f)
           "(`make docs` rewrites it, and a test fails when it is stale).\n\n"
           "Set knobs with a preset (`--preset NAME`), config files (`--config FILE`, lockstep\n"
           "params or GPGPU-Sim/Accel-Sim syntax, later files win) and `--name=value` (wins over\n"
-          "all files). Every run echoes every knob with the source of its value. The knobs of\n"
+          "all files). Every run echoes every knob with the source of its value, and its\n"
+          "output is a config itself: `lockstep run --config=OUTPUT TRACE` runs with every knob\n"
+          "the earlier run used (the echo is read, the rest skipped). The knobs of\n"
           "group `host` change how fast a run goes, never what it computes: the JSON of\n"
           "`--stats-json` leaves them out, so it is the same whatever they say.\n",
           f);

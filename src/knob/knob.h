@@ -124,7 +124,13 @@ void knob_format(const knob_cfg *c, int id, char *buf, size_t n);
 const char *knob_enum_name(int id, int index, char *buf, size_t n);
 int knob_enum_index(int id, const char *choice); /* -1 if not a choice */
 
-/* Echo: "# knob name = value  (origin)" lines; JSON: {"name": value, ...}. */
+/* A run's output prints KNOB_ECHO_HEADER, then a line per knob, "knob name = value   #
+ * origin", which reads back as a params line (the prefix is allowed there); a params file
+ * holding the header is a run's output, whose echo is read and other lines skipped. */
+#define KNOB_ECHO_HEADER "# knobs (every value; '# source' marks values not at their built-in default):"
+#define KNOB_ECHO_PREFIX "knob "
+
+/* Echo: "name = value   # origin" lines after line_prefix; JSON: {"name": value, ...}. */
 void knob_echo_text(FILE *f, const knob_cfg *c, const char *line_prefix);
 void knob_echo_json(base_json *j, const knob_cfg *c);
 /* lockstep params format, loadable with --config (used by `config import`). */

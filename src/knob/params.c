@@ -35,6 +35,19 @@ static int strip_comment_and_quotes(char **value)
     return 0;
 }
 
+/* Whether text is a run's output: the echo's header comes before its first line. */
+static int is_run_output(const char *text)
+{
+    for (const char *p = text; p; p = strchr(p, '\n')) {
+        p += *p == '\n';
+        if (strncmp(p, KNOB_ECHO_HEADER, sizeof KNOB_ECHO_HEADER - 1) == 0)
+            return 1;
+        if (strncmp(p, KNOB_ECHO_PREFIX, sizeof KNOB_ECHO_PREFIX - 1) == 0)
+            return 0;
+    }
+    return 0;
+}
+
 /* One "name = value" line. */
 static int params_line(knob_cfg *c, const char *file, uint64_t lineno, char *line, base_err *e)
 {
@@ -49,6 +62,8 @@ static int params_line(knob_cfg *c, const char *file, uint64_t lineno, char *lin
     char *s = base_trim(line);
     if (!*s || *s == '#')
         return 0;
+    if (strncmp(s, KNOB_ECHO_PREFIX, sizeof KNOB_ECHO_PREFIX - 1) == 0)
+        s += sizeof KNOB_ECHO_PREFIX - 1; /* a line of a run's knob echo */
     char *eq = strchr(s, '=');
     if (!eq)
         return base_fail(e, BASE_EXIT_INPUT, "%s: expected 'name = value', found '%.80s'",
@@ -72,10 +87,13 @@ int knob_load_params_text(knob_cfg *c, const char *name, const char *text, base_
         return -1;
     char *line;
     size_t len;
-    int rc;
-    while ((rc = base_rd_line(r, &line, &len, e)) == 1)
+    int rc, run_output = is_run_output(text);
+    while ((rc = base_rd_line(r, &line, &len, e)) == 1) {
+        if (run_output && strncmp(line, KNOB_ECHO_PREFIX, sizeof KNOB_ECHO_PREFIX - 1) != 0)
+            continue;
         if (params_line(c, name, base_rd_lineno(r), line, e))
             break;
+    }
     base_rd_close(r);
     return rc == 0 ? 0 : -1;
 }
