@@ -16,6 +16,7 @@ checks what must hold for every config:
   - a generated (synth) trace's native copy (trace convert --to native), and that copy
     written back as Accel-Sim text (--to accelsim), give byte-identical statistics;
   - --stats-json leaves the output as it was and writes JSON that holds its totals;
+  - the shared configs of a trial, through `config import`, run the same;
   - the run's output, given back as --config with only the trace, runs the same (the knob
     echo holds every knob: a run is reproducible from its output alone);
   - in the windowed mode (a random W), fast_forward=0, --threads=2 and --threads=3 give
@@ -323,6 +324,25 @@ def rerun_differs(bin_, args, timeout, path):
     return None
 
 
+def import_differs(bin_, args, base, timeout, path):
+    """With shared configs among the arguments: why a run given them as one params file
+    (`config import`, which keeps the unmodelled options' notes) differs (None: it does not,
+    or no config)."""
+    files = [a[len("--config="):] for a in args if a.startswith("--config=")]
+    if not files:
+        return None
+    p = subprocess.run([bin_, "config", "import"] + files + ["--out", path],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        return "import status %d %s" % (p.returncode, p.stderr.strip())
+    rest = [a for a in args if not a.startswith("--config=")]
+    rc, got, err = run(bin_, [rest[0], "--config=" + path] + rest[1:], timeout)
+    os.remove(path)
+    if rc != 0 or echo_values(got) != echo_values(base):
+        return "status %d %s" % (rc, err)
+    return None
+
+
 def retired(text):
     for l in text.splitlines():
         if l.startswith("total.gpu_tot_sim_insn = "):
@@ -421,6 +441,10 @@ def trial(bin_, seed, pool, gpu_pool, timeout, tmp, synth_share):
     why = rerun_differs(bin_, args, timeout, os.path.join(tmp, "out-%d.txt" % seed))
     if why:
         return "FAIL", "seed %d: a run from this run's output as --config differs (%s): %s" % (
+            seed, why, cmd)
+    why = import_differs(bin_, args, base, timeout, os.path.join(tmp, "imp-%d.cfg" % seed))
+    if why:
+        return "FAIL", "seed %d: the configs through `config import` differ (%s): %s" % (
             seed, why, cmd)
     if args[0].startswith(tmp):  # a generated trace: its native copy runs the same, and so
         # does that copy written back as Accel-Sim text
