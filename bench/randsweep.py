@@ -15,7 +15,8 @@ checks what must hold for every config:
     statistics;
   - a generated (synth) trace's native copy (trace convert --to native), and that copy
     written back as Accel-Sim text (--to accelsim), give byte-identical statistics;
-  - --stats-json leaves the output as it was and writes JSON that holds its totals;
+  - --stats-json leaves the output as it was and writes JSON that holds its totals, and that
+    file given back as --config with only the trace runs the same;
   - the shared configs of a trial, through `config import`, run the same;
   - the run's output, given back as --config with only the trace, runs the same (the knob
     echo holds every knob: a run is reproducible from its output alone);
@@ -289,15 +290,23 @@ def json_differs(bin_, args, base, timeout, path):
         with open(path) as f:
             total = json.load(f)["total"]
     except (OSError, ValueError, KeyError) as e:
-        return "unreadable (%s)" % e
-    finally:
         if os.path.exists(path):
             os.remove(path)
+        return "unreadable (%s)" % e
     for key in ("gpu_tot_sim_insn", "gpu_tot_sim_cycle"):
         line = "total.%s = " % key
         want = [l[len(line):] for l in base.splitlines() if l.startswith(line)]
         if not want or str(total.get(key)) != want[0]:
+            os.remove(path)
             return "%s is %s, the text says %s" % (key, total.get(key), want)
+    # the JSON as the config of a run with only the trace: the same run (its knobs object
+    # holds every knob that decides a statistic; the host knobs' echo may differ)
+    rc, got, err = run(bin_, [args[0], "--config=" + path], timeout)
+    os.remove(path)
+    host = ("knob team_", "knob omp_schedule ", "knob progress ", "knob host_hugepages ")
+    keep = lambda t: "\n".join(l for l in echo_values(t).splitlines() if not l.startswith(host))
+    if rc != 0 or keep(got) != keep(base):
+        return "as the config of another run: status %d %s" % (rc, err)
     return None
 
 

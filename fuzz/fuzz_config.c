@@ -1,5 +1,5 @@
-/* libFuzzer target: arbitrary text through both config parsers (lockstep params and
- * GPGPU-Sim syntax). Must never crash, hang or leak. -config includes are refused by
+/* libFuzzer target: arbitrary text through the three config readers (lockstep params,
+ * GPGPU-Sim syntax, and a --stats-json file's knobs object). Must never crash, hang or leak. -config includes are refused by
  * starting the GPGPU-Sim import at the nesting limit, so fuzzing never opens files;
  * "preset = NAME" only reads the presets compiled into the binary. */
 #include "knob/gpgpusim.h"
@@ -31,6 +31,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (knob_import_gpgpusim_text(&c, "fuzz.config", text, &e) == 0)
         (void)knob_validate(&c, &e);
     c.depth = 0;
+    knob_free(&c);
+
+    knob_init(&c);
+    base_err_clear(&e);
+    if (knob_load_json_text(&c, "fuzz.json", text, &e) == 0)
+        (void)knob_validate(&c, &e);
     knob_free(&c);
 
     free(text);

@@ -132,8 +132,9 @@ static void stats_of(const char *out, base_buf *b)
 
 /* "A run is reproducible from its output alone": the output given back as --config, with
  * only the trace, runs with every knob the first run used (its echo is read, the rest of
- * the output skipped), also when stderr's warnings were captured ahead of it. A string
- * value the params syntax would cut (a '#', outer blanks) is echoed in quotes. */
+ * the output skipped), also when stderr's warnings were captured ahead of it; so does its
+ * --stats-json file. A string value the params syntax would cut (a '#', outer blanks) is
+ * echoed in quotes. */
 TEST(cli_a_run_output_is_a_config_for_running_it_again)
 {
     test_proc p = test_lockstep("run --threads=1 --preset=gtx480 --l2_repl=fifo --n_mem=3 "
@@ -153,6 +154,20 @@ TEST(cli_a_run_output_is_a_config_for_running_it_again)
     CHECK_STR(again.s, first.s);
     CHECK_HAS(q.out, "knob n_mem = 3   # ");
     CHECK_HAS(q.out, "run1.out:");
+    /* and so is its --stats-json file (the host knobs, which change no statistic, are not
+     * in it) */
+    char json[512];
+    snprintf(json, sizeof json, "%s", test_write_text("run1.json", ""));
+    q = test_lockstep("run --threads=1 --preset=gtx480 --l2_repl=fifo --n_mem=3 "
+                      "\"--gpu_name= odd # name\" --stats-json=%s samples/vecadd_sm80", json);
+    CHECK_EQ(q.status, 0);
+    q = test_lockstep("run --config=%s samples/vecadd_sm80", json);
+    CHECK_EQ(q.status, 0);
+    base_buf_free(&again);
+    stats_of(q.out, &again);
+    CHECK_STR(again.s, first.s);
+    CHECK_HAS(q.out, "knob n_mem = 3   # ");
+    CHECK_HAS(q.out, "run1.json (knobs.n_mem)");
     /* a params file that only mentions lockstep in a comment is read line by line */
     const char *cfg = test_write_text("note.cfg", "# lockstep params for a small GPU\n"
                                                   "n_mem = 2\nknob n_clusters = 4\nl2_asoc = 4\n");

@@ -260,6 +260,69 @@ TEST(knob_echo_reads_back_as_params)
     knob_free(&c);
 }
 
+/* A --stats-json file as a params file: its "knobs" object, each member set (strings with
+ * escapes, numbers as written, booleans, lists), every other member skipped; bad JSON is an
+ * error naming the byte. */
+TEST(knob_json_knobs_object_reads_as_params)
+{
+    knob_cfg c;
+    knob_init(&c);
+    base_err e = {0};
+    const char *ok =
+        " {\"lockstep_version\": \"0\", \"per_sm\": [{\"a\": [1, 2.5e3, {}]}, null],\n"
+        "  \"knobs\": {\"gpu_name\": \"A \\\"q\\\" \\u00e9 \\ud83d\\ude00 # \\/\\t\",\n"
+        "   \"n_mem\": 3, \"clock_dram_mhz\": 3500.25, \"perfect_icache\": true,\n"
+        "   \"smem_carveouts_kb\": [0, 16, 48], \"warp_scheduler\": \"gto\",\n"
+        "   \"icnt_model\": \"xbar\", \"icnt_config_file\": \"\"},\n"
+        "  \"total\": {\"x\": -0.5E-2}} \n";
+    CHECK_EQ(knob_load_json_text(&c, "s.json", ok, &e), 0);
+    CHECK_STR(c.v.gpu_name, "A \"q\" \xc3\xa9 \xf0\x9f\x98\x80 # /\t");
+    CHECK_EQ(c.v.n_mem, 3);
+    CHECK(c.v.clock_dram_mhz == 3500.25);
+    CHECK_EQ(c.v.perfect_icache, 1);
+    CHECK_EQ(c.v.smem_carveouts_kb.n, 3);
+    CHECK_EQ(c.v.smem_carveouts_kb.v[2], 48);
+    CHECK_STR(c.v.icnt_config_file, ""); /* empty after a longer value */
+    CHECK_STR(c.origin[KNOB_ID_n_mem], "s.json (knobs.n_mem)");
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"", "byte 0: expected '{'"},
+        {"{\"knobs\": {\"n_mem\": 3}", "byte 22: expected ',' or '}'"},
+        {"{\"knobs\": {\"n_mem\": 13x}}", "byte 22: expected ',' or '}'"},
+        {"{\"knobs\": {\"gpu_name\": 03}}", "byte 24: expected ',' or '}'"},
+        {"{\"knobs\": {\"n_mem\": null}}", "not null"},
+        {"{\"knobs\": {\"n_mem\": {}}}", "not an object"},
+        {"{\"knobs\": {\"n_mem\": [1, \"a\"]}}", "a number in a knob's list"},
+        {"{\"knobs\": {\"gpu_name\": \"a\\u0000\"}}", "no \\u0000"},
+        {"{\"knobs\": {\"gpu_name\": \"\\ud800x\"}}", "a low surrogate"},
+        {"{\"knobs\": {\"gpu_name\": \"a\\q\"}}", "an escape"},
+        {"{\"knobs\": {\"gpu_name\": \"a\nb\"}}", "no control character"},
+        {"{\"knobs\": {\"n_mem\": 1.}}", "a digit after '.'"},
+        {"{\"knobs\": {\"n_mem\": 1}} x", "the end of the file"},
+        {"{\"knobs\": {\"n_mam\": 1}}", "unknown knob 'n_mam'"},
+        {"{\"knobs\": {\"n_mem\": 0}}", "out of range"},
+        {"{\"total\": {}}", "no \"knobs\" object"},
+        {"{\"a\": tru}", "expected a value"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        base_err_clear(&e);
+        CHECK_EQ(knob_load_json_text(&c, "b.json", bad[i].text, &e), -1);
+        CHECK_HAS(e.msg, "b.json");
+        CHECK_HAS(e.msg, bad[i].msg);
+    }
+    /* nesting past the bound is an error, not a deep recursion */
+    base_buf deep = {0};
+    base_buf_puts(&deep, "{\"x\": ");
+    for (int i = 0; i < 100000; i++)
+        base_buf_putc(&deep, '[');
+    base_err_clear(&e);
+    CHECK_EQ(knob_load_json_text(&c, "d.json", deep.s, &e), -1);
+    CHECK_HAS(e.msg, "nested at most 64 deep");
+    base_buf_free(&deep);
+    knob_free(&c);
+}
+
 TEST(knob_echo_and_write_params)
 {
     knob_cfg c;

@@ -258,8 +258,8 @@ void cli_print_help(FILE *f, const cli_cmd *cmd)
                "  %-24s %s\n  %-24s %s\n  %-24s %s\n",
             "--preset=NAME", "a built-in preset (default: " KNOB_DEFAULT_PRESET ")",
             "--config=FILE",
-            "lockstep params file, GPGPU-Sim/Accel-Sim config, or a run's output (its\n"
-            "                           knob echo: the same knobs again); repeatable",
+            "lockstep params file, GPGPU-Sim/Accel-Sim config, or a run's output or\n"
+            "                           --stats-json file (the same knobs again); repeatable",
             "--KNOB=VALUE", "any knob; 'lockstep config show' lists all, docs/KNOBS.md explains");
     fprintf(f, "  presets:");
     for (int i = 0; i < knob_npresets; i++)

@@ -455,7 +455,8 @@ void knob_write_docs(FILE *f)
           "params or GPGPU-Sim/Accel-Sim syntax, later files win) and `--name=value` (wins over\n"
           "all files). Every run echoes every knob with the source of its value, and its\n"
           "output is a config itself: `lockstep run --config=OUTPUT TRACE` runs with every knob\n"
-          "the earlier run used (the echo is read, the rest skipped). The knobs of\n"
+          "the earlier run used (the echo is read, the rest skipped), and so does its\n"
+          "`--stats-json` file (its `knobs` object). The knobs of\n"
           "group `host` change how fast a run goes, never what it computes: the JSON of\n"
           "`--stats-json` leaves them out, so it is the same whatever they say.\n",
           f);

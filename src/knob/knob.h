@@ -114,6 +114,8 @@ int knob_load_preset(knob_cfg *c, const char *name, base_err *e);
 /* GPGPU-Sim / Accel-Sim config import (knob/gpgpusim.c). */
 int knob_import_gpgpusim(knob_cfg *c, const char *path, base_err *e);
 int knob_import_gpgpusim_text(knob_cfg *c, const char *name, const char *text, base_err *e);
+/* A run's --stats-json file: its "knobs" object, each member set as a params line would. */
+int knob_load_json_text(knob_cfg *c, const char *name, const char *text, base_err *e);
 
 /* Cross-knob rules (e.g. a sectored cache needs 128-byte lines). Run after all sources. */
 int knob_validate(const knob_cfg *c, base_err *e);

@@ -124,8 +124,10 @@ int knob_load_file(knob_cfg *c, const char *path, base_err *e)
     if (!text)
         return -1;
     c->depth++;
-    int rc = looks_like_gpgpusim(text) ? knob_import_gpgpusim_text(c, path, text, e)
-                                       : knob_load_params_text(c, path, text, e);
+    const char *first = text + strspn(text, " \t\r\n");
+    int rc = *first == '{'                ? knob_load_json_text(c, path, text, e)
+             : looks_like_gpgpusim(text) ? knob_import_gpgpusim_text(c, path, text, e)
+                                         : knob_load_params_text(c, path, text, e);
     c->depth--;
     free(text);
     return rc;
