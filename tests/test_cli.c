@@ -134,7 +134,7 @@ static void stats_of(const char *out, base_buf *b)
  * only the trace, runs with every knob the first run used (its echo is read, the rest of
  * the output skipped), also when stderr's warnings were captured ahead of it; so does its
  * --stats-json file. A string value the params syntax would cut (a '#', outer blanks) is
- * echoed in quotes. */
+ * echoed in quotes. Running another trace than the one the output names is said. */
 TEST(cli_a_run_output_is_a_config_for_running_it_again)
 {
     test_proc p = test_lockstep("run --threads=1 --preset=gtx480 --l2_repl=fifo --n_mem=3 "
@@ -168,6 +168,16 @@ TEST(cli_a_run_output_is_a_config_for_running_it_again)
     CHECK_STR(again.s, first.s);
     CHECK_HAS(q.out, "knob n_mem = 3   # ");
     CHECK_HAS(q.out, "run1.json (knobs.n_mem)");
+    /* the same trace however named: no word; another one (the default sample here) is said */
+    CHECK(!strstr(q.err, "is from a run of"));
+    q = test_lockstep("run --config=%s ./samples/vecadd_sm80", path);
+    CHECK(!strstr(q.err, "is from a run of"));
+    q = test_lockstep("run --config=%s --max_cycles=10 samples/synth/reduce", json);
+    CHECK_EQ(q.status, 0);
+    CHECK_HAS(q.err, "run1.json is from a run of samples/vecadd_sm80; this run is of "
+                     "samples/synth/reduce");
+    q = test_lockstep("run --config=%s --max_cycles=10", path);
+    CHECK_HAS(q.err, "run1.out is from a run of samples/vecadd_sm80; this run is of ");
     /* a params file that only mentions lockstep in a comment is read line by line */
     const char *cfg = test_write_text("note.cfg", "# lockstep params for a small GPU\n"
                                                   "n_mem = 2\nknob n_clusters = 4\nl2_asoc = 4\n");

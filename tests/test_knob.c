@@ -245,11 +245,15 @@ TEST(knob_echo_reads_back_as_params)
     FILE *f = fopen(path, "w");
     fprintf(f, "lockstep: warning: one\n# lockstep 0\n%s\n", KNOB_ECHO_HEADER);
     knob_echo_text(f, &c, KNOB_ECHO_PREFIX);
-    fprintf(f, "gpu_sim_cycle = 12\n# kernel 1/1: k\nnot a params line\n");
+    fprintf(f, "\n# trace odd: dir: 1 kernels, 2 memcpys (2000 bytes), 0 other commands\n"
+               "gpu_sim_cycle = 12\n# kernel 1/1: k\nnot a params line\n"
+               "# trace second: 1 kernels, 0 memcpys (0 bytes), 0 other commands\n");
     fclose(f);
     knob_cfg d;
     knob_init(&d);
     CHECK_EQ(knob_load_file(&d, path, &e), 0);
+    CHECK_STR(d.run_trace.s, "odd: dir"); /* the first trace line, up to its counts */
+    CHECK_STR(d.run_file.s, path);
     char a[512], b[512];
     for (int i = 0; i < KNOB_COUNT; i++) {
         knob_format(&c, i, a, sizeof a);
@@ -270,6 +274,7 @@ TEST(knob_json_knobs_object_reads_as_params)
     base_err e = {0};
     const char *ok =
         " {\"lockstep_version\": \"0\", \"per_sm\": [{\"a\": [1, 2.5e3, {}]}, null],\n"
+        "  \"trace\": \"t/\\u00e9\",\n"
         "  \"knobs\": {\"gpu_name\": \"A \\\"q\\\" \\u00e9 \\ud83d\\ude00 # \\/\\t\",\n"
         "   \"n_mem\": 3, \"clock_dram_mhz\": 3500.25, \"perfect_icache\": true,\n"
         "   \"smem_carveouts_kb\": [0, 16, 48], \"warp_scheduler\": \"gto\",\n"
@@ -284,6 +289,7 @@ TEST(knob_json_knobs_object_reads_as_params)
     CHECK_EQ(c.v.smem_carveouts_kb.v[2], 48);
     CHECK_STR(c.v.icnt_config_file, ""); /* empty after a longer value */
     CHECK_STR(c.origin[KNOB_ID_n_mem], "s.json (knobs.n_mem)");
+    CHECK_STR(c.run_trace.s, "t/\xc3\xa9");
     static const struct {
         const char *text, *msg;
     } bad[] = {

@@ -13,6 +13,7 @@
 #include "trace/trace.h"
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const cli_opt OPTS[] = {
@@ -160,10 +161,29 @@ static int from_macsim(const cli_args *a, const char *path, trace_list *l, base_
 
 static int simulate(cli_args *a, trace_list *l, const char *shown);
 
+/* The same file or directory, however it is named from here. */
+static int same_path(const char *a, const char *b)
+{
+    struct stat x, y;
+    return strcmp(a, b) == 0 ||
+           (stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino);
+}
+
+/* A config that was a run's output (or JSON) names that run's trace. The knobs apply to any
+ * trace, so another one is said, not refused: most often it is a slip (no TRACE given, and
+ * the default sample runs). */
+static void warn_other_trace(const knob_cfg *c, const char *path)
+{
+    if (c->run_trace.len && !same_path(c->run_trace.s, path))
+        fprintf(stderr, "lockstep: warning: %s is from a run of %s; this run is of %s\n",
+                c->run_file.s, c->run_trace.s, path);
+}
+
 static int run(cli_args *a)
 {
     char buf[1200];
     const char *path = a->npos ? a->pos[0] : default_trace(buf, sizeof buf);
+    warn_other_trace(&a->knobs, path);
     if (a->knobs.v.host_hugepages) /* before a MacSim trace is read: its records too */
         base_heap_hugepages();
     base_err e = {0};
@@ -199,7 +219,7 @@ static int simulate(cli_args *a, trace_list *l, const char *shown)
         rc = base_out_open(&out, json, &e);
     if (rc == 0) {
         cli_echo_header(stdout, a);
-        printf("\n# trace %s: %zu kernels, %zu memcpys (%llu bytes), %zu other commands\n", shown,
+        printf("\n" KNOB_RUN_TRACE "%s: %zu kernels, %zu memcpys (%llu bytes), %zu other commands\n", shown,
                l->nkernels, l->nmemcpy, (unsigned long long)l->memcpy_bytes, l->nother);
         for (size_t i = 0; i < r.nk; i++)
             sim_print_kernel(stdout, &r.k[i], i, r.nk);

@@ -259,6 +259,8 @@ void knob_free(knob_cfg *c)
 {
     base_pool_free(&c->strs);
     base_buf_free(&c->unmodelled);
+    base_buf_free(&c->run_trace);
+    base_buf_free(&c->run_file);
     memset(c, 0, sizeof *c);
 }
 

@@ -86,6 +86,9 @@ typedef struct knob_cfg {
     int nunmodelled;
     int depth;                  /* nesting of preset/config includes */
     int gpgpusim_set;           /* a GPGPU-Sim config (or its defaults) has set a knob */
+    /* A run's output or --stats-json read as a config: the trace that run named, and the
+     * file (both empty otherwise), for `run` to warn when it runs another trace. */
+    base_buf run_trace, run_file;
 } knob_cfg;
 
 /* Built-in defaults. Never fails (the defaults are checked by a unit test). */
@@ -116,6 +119,9 @@ int knob_import_gpgpusim(knob_cfg *c, const char *path, base_err *e);
 int knob_import_gpgpusim_text(knob_cfg *c, const char *name, const char *text, base_err *e);
 /* A run's --stats-json file: its "knobs" object, each member set as a params line would. */
 int knob_load_json_text(knob_cfg *c, const char *name, const char *text, base_err *e);
+/* Notes the trace (path, n bytes) that the run whose output or JSON `file` is named; the
+ * first one read counts. */
+void knob_note_run_trace(knob_cfg *c, const char *file, const char *path, size_t n);
 
 /* Cross-knob rules (e.g. a sectored cache needs 128-byte lines). Run after all sources. */
 int knob_validate(const knob_cfg *c, base_err *e);
@@ -131,6 +137,8 @@ int knob_enum_index(int id, const char *choice); /* -1 if not a choice */
  * holding the header is a run's output, whose echo is read and other lines skipped. */
 #define KNOB_ECHO_HEADER "# knobs (every value; '# source' marks values not at their built-in default):"
 #define KNOB_ECHO_PREFIX "knob "
+/* and, after the echo, "# trace PATH: N kernels, ..." */
+#define KNOB_RUN_TRACE "# trace "
 
 /* Echo: "name = value   # origin" lines after line_prefix; JSON: {"name": value, ...}. */
 void knob_echo_text(FILE *f, const knob_cfg *c, const char *line_prefix);

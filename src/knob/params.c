@@ -35,6 +35,24 @@ static int strip_comment_and_quotes(char **value)
     return 0;
 }
 
+void knob_note_run_trace(knob_cfg *c, const char *file, const char *path, size_t n)
+{
+    if (c->run_trace.len || !n)
+        return;
+    base_buf_put(&c->run_trace, path, n);
+    base_buf_puts(&c->run_file, file);
+}
+
+/* The rest of a "# trace PATH: N kernels, ..." line (the counts hold no ": ") */
+static void note_trace_line(knob_cfg *c, const char *file, const char *rest)
+{
+    const char *end = NULL;
+    for (const char *p = strstr(rest, ": "); p; p = strstr(p + 1, ": "))
+        end = p;
+    if (end)
+        knob_note_run_trace(c, file, rest, (size_t)(end - rest));
+}
+
 /* Whether text is a run's output: the echo's header comes before its first line. */
 static int is_run_output(const char *text)
 {
@@ -89,6 +107,10 @@ int knob_load_params_text(knob_cfg *c, const char *name, const char *text, base_
     size_t len;
     int rc, run_output = is_run_output(text);
     while ((rc = base_rd_line(r, &line, &len, e)) == 1) {
+        if (run_output && strncmp(line, KNOB_RUN_TRACE, sizeof KNOB_RUN_TRACE - 1) == 0) {
+            note_trace_line(c, name, line + sizeof KNOB_RUN_TRACE - 1);
+            continue;
+        }
         if (run_output && strncmp(line, KNOB_ECHO_PREFIX, sizeof KNOB_ECHO_PREFIX - 1) != 0)
             continue;
         if (params_line(c, name, base_rd_lineno(r), line, e))

@@ -302,6 +302,10 @@ int knob_load_json_text(knob_cfg *c, const char *name, const char *text, base_er
             if (strcmp(key.s, "knobs") == 0 && !found) {
                 found = 1;
                 rc = jr_knobs(c, &r);
+            } else if (strcmp(key.s, "trace") == 0 && (jr_ws(&r), *r.p == '"')) {
+                buf_reset(&key);
+                if ((rc = jr_string(&r, &key)) == 0)
+                    knob_note_run_trace(c, name, key.s, key.len);
             } else {
                 rc = jr_value(&r, 1, NULL);
             }
