@@ -1,7 +1,8 @@
 /* libFuzzer target: arbitrary text through the three config readers (lockstep params,
- * GPGPU-Sim syntax, and a --stats-json file's knobs object). Must never crash, hang or leak. -config includes are refused by
- * starting the GPGPU-Sim import at the nesting limit, so fuzzing never opens files;
- * "preset = NAME" only reads the presets compiled into the binary. */
+ * GPGPU-Sim syntax, and a --stats-json file's knobs object). Must never crash, hang or
+ * leak. -config includes are refused by starting the GPGPU-Sim import at the nesting limit,
+ * so fuzzing never opens files; "preset = NAME" only reads the presets compiled into the
+ * binary. */
 #include "knob/gpgpusim.h"
 
 #include <stdint.h>

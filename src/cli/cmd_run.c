@@ -219,8 +219,9 @@ static int simulate(cli_args *a, trace_list *l, const char *shown)
         rc = base_out_open(&out, json, &e);
     if (rc == 0) {
         cli_echo_header(stdout, a);
-        printf("\n" KNOB_RUN_TRACE "%s: %zu kernels, %zu memcpys (%llu bytes), %zu other commands\n", shown,
-               l->nkernels, l->nmemcpy, (unsigned long long)l->memcpy_bytes, l->nother);
+        printf("\n" KNOB_RUN_TRACE "%s: %zu kernels, %zu memcpys (%llu bytes), %zu other "
+               "commands\n",
+               shown, l->nkernels, l->nmemcpy, (unsigned long long)l->memcpy_bytes, l->nother);
         for (size_t i = 0; i < r.nk; i++)
             sim_print_kernel(stdout, &r.k[i], i, r.nk);
         sim_print_totals(stdout, &r);

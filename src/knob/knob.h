@@ -119,8 +119,8 @@ int knob_import_gpgpusim(knob_cfg *c, const char *path, base_err *e);
 int knob_import_gpgpusim_text(knob_cfg *c, const char *name, const char *text, base_err *e);
 /* A run's --stats-json file: its "knobs" object, each member set as a params line would. */
 int knob_load_json_text(knob_cfg *c, const char *name, const char *text, base_err *e);
-/* Notes the trace (path, n bytes) that the run whose output or JSON `file` is named; the
- * first one read counts. */
+/* Notes the trace (path, n bytes) named by `file`, a run's output or JSON read as a config
+ * (knob_cfg.run_trace); the first one noted stays. */
 void knob_note_run_trace(knob_cfg *c, const char *file, const char *path, size_t n);
 
 /* Cross-knob rules (e.g. a sectored cache needs 128-byte lines). Run after all sources. */
@@ -135,7 +135,8 @@ int knob_enum_index(int id, const char *choice); /* -1 if not a choice */
 /* A run's output prints KNOB_ECHO_HEADER, then a line per knob, "knob name = value   #
  * origin", which reads back as a params line (the prefix is allowed there); a params file
  * holding the header is a run's output, whose echo is read and other lines skipped. */
-#define KNOB_ECHO_HEADER "# knobs (every value; '# source' marks values not at their built-in default):"
+#define KNOB_ECHO_HEADER                                                                      \
+    "# knobs (every value; '# source' marks values not at their built-in default):"
 #define KNOB_ECHO_PREFIX "knob "
 /* and, after the echo, "# trace PATH: N kernels, ..." */
 #define KNOB_RUN_TRACE "# trace "
