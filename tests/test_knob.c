@@ -335,6 +335,7 @@ TEST(knob_echo_and_write_params)
     knob_init(&c);
     base_err e = {0};
     CHECK_EQ(knob_set(&c, "gpu_name", "A # B", "x.cfg:1", &e), 0);
+    CHECK_EQ(knob_set(&c, "icnt_config_file", "\"q\"", "x.cfg:2", &e), 0); /* outer quotes */
     const char *p = test_write_file("echo.cfg", "", 0);
     char path[512];
     snprintf(path, sizeof path, "%s", p);
@@ -345,6 +346,7 @@ TEST(knob_echo_and_write_params)
     knob_init(&d);
     CHECK_EQ(knob_load_file(&d, path, &e), 0);
     CHECK_STR(d.v.gpu_name, "A # B");
+    CHECK_STR(d.v.icnt_config_file, "\"q\"");
     knob_free(&d);
     knob_free(&c);
 }

@@ -413,7 +413,9 @@ void knob_write_params(FILE *f, const knob_cfg *c, int only_non_default)
             fprintf(f, "\n# --- %s\n", group);
         }
         format_short(c, i, v, sizeof v);
-        int quote = strchr(v, '#') || strchr(v, ' ') || v[0] == 0;
+        /* quoted where the echo is (outer quotes too: they were written bare, and read back
+         * stripped), and also around any blank or an empty value, for the eye */
+        int quote = echo_needs_quotes(v) || strchr(v, ' ') || v[0] == 0;
         fprintf(f, quote ? "%s = \"%s\"" : "%s = %s", knob_defs[i].name, v);
         if (strcmp(c->origin[i], "default") != 0)
             fprintf(f, "   # from %s", c->origin[i]);
