@@ -257,14 +257,20 @@ def stats(text):
                      if not l.startswith("#") and not l.startswith(ECHO_FREE))
 
 
-def run(bin_, args, timeout):
+def run_raw(bin_, args, timeout):
+    """(status, stdout as printed, last line of stderr)"""
     try:
         p = subprocess.run([bin_, "run"] + args, capture_output=True, text=True,
                            timeout=timeout)
     except subprocess.TimeoutExpired:
         return 124, "", "timeout"
     err = [l for l in p.stderr.splitlines() if not l.startswith("#")]
-    return p.returncode, stats(p.stdout), (err[-1] if err else "")
+    return p.returncode, p.stdout, (err[-1] if err else "")
+
+
+def run(bin_, args, timeout):
+    rc, out, err = run_raw(bin_, args, timeout)
+    return rc, stats(out), err
 
 
 _INSTS = {}
@@ -280,56 +286,50 @@ def trace_insts(bin_, trace):
     return _INSTS[trace]
 
 
-def json_differs(bin_, args, base, timeout, path):
-    """Why the run's --stats-json file disagrees with its text (None: it agrees): it must
-    parse, leave stdout as it was, and hold the text's total instructions and cycles."""
-    rc, text, err = run(bin_, args + ["--stats-json", path], timeout)
-    if rc != 0 or text != base:
-        return "changed the run (status %d %s)" % (rc, err)
-    try:
-        with open(path) as f:
-            total = json.load(f)["total"]
-    except (OSError, ValueError, KeyError) as e:
-        if os.path.exists(path):
-            os.remove(path)
-        return "unreadable (%s)" % e
-    for key in ("gpu_tot_sim_insn", "gpu_tot_sim_cycle"):
-        line = "total.%s = " % key
-        want = [l[len(line):] for l in base.splitlines() if l.startswith(line)]
-        if not want or str(total.get(key)) != want[0]:
-            os.remove(path)
-            return "%s is %s, the text says %s" % (key, total.get(key), want)
-    # the JSON as the config of a run with only the trace: the same run (its knobs object
-    # holds every knob that decides a statistic; the host knobs' echo may differ)
-    rc, got, err = run(bin_, [args[0], "--config=" + path], timeout)
-    os.remove(path)
-    host = ("knob team_", "knob omp_schedule ", "knob progress ", "knob host_hugepages ")
-    keep = lambda t: "\n".join(l for l in echo_values(t).splitlines() if not l.startswith(host))
-    if rc != 0 or keep(got) != keep(base):
-        return "as the config of another run: status %d %s" % (rc, err)
-    return None
-
-
 def echo_values(text):
     """Statistics with the knob echo's source comments cut (a rerun names other sources)."""
     return "\n".join(l.split("   # ")[0] if l.startswith("knob ") else l
                      for l in text.splitlines())
 
 
-def rerun_differs(bin_, args, timeout, path):
-    """Why a run given only the trace and the first run's output as its config (the echo
-    holds every knob) differs from the first run (None: it does not)."""
+def outputs_differ(bin_, args, base, timeout, json_path, out_path):
     try:
-        p = subprocess.run([bin_, "run"] + args, capture_output=True, text=True,
-                           timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return "timeout"
-    with open(path, "w") as f:
-        f.write(p.stdout)
-    rc, got, err = run(bin_, [args[0], "--config=" + path], timeout)
-    os.remove(path)
-    if rc != 0 or echo_values(got) != echo_values(stats(p.stdout)):
-        return "status %d %s" % (rc, err)
+        return _outputs_differ(bin_, args, base, timeout, json_path, out_path)
+    finally:
+        for p in (json_path, out_path):
+            if os.path.exists(p):
+                os.remove(p)
+
+
+def _outputs_differ(bin_, args, base, timeout, json_path, out_path):
+    """Why the run's outputs disagree (None: they agree): with --stats-json its stdout is as
+    it was and the JSON holds the text's total instructions and cycles; and each of the two,
+    given back as the only --config with the trace, repeats the run (the knob echo and the
+    JSON's knobs hold every knob that decides a statistic: a run is reproducible from its
+    output alone; the JSON leaves out the host knobs, whose echo may differ)."""
+    rc, raw, err = run_raw(bin_, args + ["--stats-json", json_path], timeout)
+    if rc != 0 or stats(raw) != base:
+        return "--stats-json changed the run (status %d %s)" % (rc, err)
+    try:
+        with open(json_path) as f:
+            total = json.load(f)["total"]
+    except (OSError, ValueError, KeyError) as e:
+        return "--stats-json unreadable (%s)" % e
+    for key in ("gpu_tot_sim_insn", "gpu_tot_sim_cycle"):
+        line = "total.%s = " % key
+        want = [l[len(line):] for l in base.splitlines() if l.startswith(line)]
+        if not want or str(total.get(key)) != want[0]:
+            return "--stats-json: %s is %s, the text says %s" % (key, total.get(key), want)
+    with open(out_path, "w") as f:
+        f.write(raw)
+    host = ("knob team_", "knob omp_schedule ", "knob progress ", "knob host_hugepages ")
+    for path, skip in ((out_path, ()), (json_path, host)):
+        rc, got, err = run(bin_, [args[0], "--config=" + path], timeout)
+        keep = lambda t: "\n".join(l for l in echo_values(t).splitlines()
+                                   if not l.startswith(skip))
+        if rc != 0 or keep(got) != keep(base):
+            return "a run with %s as its --config differs (status %d %s)" % (
+                os.path.basename(path), rc, err)
     return None
 
 
@@ -444,13 +444,10 @@ def trial(bin_, seed, pool, gpu_pool, timeout, tmp, synth_share):
     if want is not None and not stopped and retired(base) != want:
         return "FAIL", "seed %d: %s instructions retired, the trace has %d: %s" % (
             seed, retired(base), want, cmd)
-    why = json_differs(bin_, args, base, timeout, os.path.join(tmp, "stats-%d.json" % seed))
+    why = outputs_differ(bin_, args, base, timeout, os.path.join(tmp, "stats-%d.json" % seed),
+                         os.path.join(tmp, "out-%d.txt" % seed))
     if why:
-        return "FAIL", "seed %d: --stats-json %s: %s" % (seed, why, cmd)
-    why = rerun_differs(bin_, args, timeout, os.path.join(tmp, "out-%d.txt" % seed))
-    if why:
-        return "FAIL", "seed %d: a run from this run's output as --config differs (%s): %s" % (
-            seed, why, cmd)
+        return "FAIL", "seed %d: %s: %s" % (seed, why, cmd)
     why = import_differs(bin_, args, base, timeout, os.path.join(tmp, "imp-%d.cfg" % seed))
     if why:
         return "FAIL", "seed %d: the configs through `config import` differ (%s): %s" % (
