@@ -72,8 +72,8 @@ static void put_utf8(base_buf *b, unsigned cp)
     }
 }
 
-/* \uXXXX (r->p after the 'u'), a surrogate pair as one code point; NUL is refused, for a
- * knob's string ends there. */
+/* \uXXXX (r->p after the 'u'), a surrogate pair as one code point, into out (NULL: checked
+ * only); NUL is refused, for a knob's string ends there. */
 static int jr_unicode(jr *r, base_buf *out)
 {
     unsigned cp, lo;
@@ -93,15 +93,14 @@ static int jr_unicode(jr *r, base_buf *out)
     }
     if (cp == 0)
         return jr_fail(r, "no \\u0000 in a knob's text");
-    put_utf8(out, cp);
+    if (out)
+        put_utf8(out, cp);
     return 0;
 }
 
-/* A string (r->p at its quote) into out (NULL: skipped). */
+/* A string (r->p at its quote) into out (NULL: skipped, nothing copied). */
 static int jr_string(jr *r, base_buf *out)
 {
-    base_buf skip = {0};
-    base_buf *b = out ? out : &skip;
     int rc = 0;
     if (!jr_eat(r, '"'))
         rc = jr_fail(r, "'\"'");
@@ -113,7 +112,8 @@ static int jr_string(jr *r, base_buf *out)
         }
         r->p++;
         if (c != '\\') {
-            base_buf_putc(b, (char)c);
+            if (out)
+                base_buf_putc(out, (char)c);
             continue;
         }
         const char *esc = strchr("\"\\/bfnrtu", *r->p);
@@ -123,13 +123,12 @@ static int jr_string(jr *r, base_buf *out)
         }
         char e = *r->p++;
         if (e == 'u')
-            rc = jr_unicode(r, b);
-        else
-            base_buf_putc(b, "\"\\/\b\f\n\r\t"[esc - "\"\\/bfnrtu"]);
+            rc = jr_unicode(r, out);
+        else if (out)
+            base_buf_putc(out, "\"\\/\b\f\n\r\t"[esc - "\"\\/bfnrtu"]);
     }
     if (rc == 0)
         r->p++;
-    base_buf_free(&skip);
     if (out && !out->s)
         base_buf_puts(out, ""); /* an empty string is still a string */
     return rc;
