@@ -189,6 +189,7 @@ struct bench {
     cpu_set_t cpus;
     int n_core, core_id[MAX_CORES];
     double *core_round, *round_even, *round_trip; /* round_trip: ns, first two cores */
+    double *pace; /* per round, PACE_SIZES dependent-load times in ns (host_pace) */
     double core_s[MAX_CORES], core_rel[MAX_CORES];
     double load_start, load_end; /* 1-minute load average: others' work skews the timings */
 };
@@ -1043,6 +1044,86 @@ static double round_trip_ns(const struct bench *b)
     return dt / PINGS * 1e9;
 }
 
+/* The host's memory pace: the time of one dependent load over a random cycle through a
+ * working set of each size. On the development host a memory-bound run (synth/gather) took
+ * 0.12-0.14 s of CPU in some minutes and 0.21-0.33 s in others, with the same instructions
+ * and an unchanged clock rate (a multiply chain ran as fast in both): what moves is how fast
+ * the host serves memory, which depends on the other tenants. Printed per round beside the
+ * table, so a slow row can be set against the host's pace in the same round. */
+enum { PACE_SIZES = 3, PACE_LOADS = 1 << 20 };
+static const size_t pace_kb[PACE_SIZES] = {2048, 8192, 65536};
+
+static double chase_ns(size_t kb)
+{
+    size_t n = kb * 1024 / 64;
+    uint64_t *a = aligned_alloc(64, n * 64);
+    uint32_t *perm = malloc(n * sizeof *perm);
+    if (!a || !perm) {
+        free(a);
+        free(perm);
+        return NAN;
+    }
+    uint64_t x = 0x9E3779B97F4A7C15ull; /* fixed: every round walks the same cycle */
+    for (size_t i = 0; i < n; i++)
+        perm[i] = (uint32_t)i;
+    for (size_t i = n - 1; i > 0; i--) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        size_t j = (size_t)(x % (i + 1));
+        uint32_t t = perm[i];
+        perm[i] = perm[j], perm[j] = t;
+    }
+    for (size_t i = 0; i < n; i++) /* one 64-byte line per element: a load is a line */
+        a[(size_t)perm[i] * 8] = (uint64_t)perm[(i + 1) % n] * 8;
+    volatile uint64_t sink;
+    uint64_t q = 0;
+    for (size_t i = 0; i < n; i++) /* warm: the pages are faulted in, the TLB is not timed cold */
+        q = a[q];
+    double t0 = now_s();
+    for (long i = 0; i < PACE_LOADS; i++)
+        q = a[q];
+    double dt = now_s() - t0;
+    sink = q;
+    (void)sink;
+    free(a);
+    free(perm);
+    return dt / PACE_LOADS * 1e9;
+}
+
+/* In a child of its own: a child run's peak RSS (wait4) starts from the harness's own, since
+ * posix_spawn execs from the parent's address space and Linux carries that space's
+ * high-water mark into the child; 70 MB of chase arrays once made every row's RSS 0.4-2 of
+ * Accel-Sim's. */
+static void host_pace(struct bench *b, int rep)
+{
+    double *v = b->pace + (size_t)rep * PACE_SIZES;
+    int fd[2];
+    for (int i = 0; i < PACE_SIZES; i++)
+        v[i] = NAN;
+    fflush(NULL);
+    if (pipe(fd) != 0)
+        return;
+    pid_t pid = fork();
+    if (pid == 0) {
+        double w[PACE_SIZES];
+        close(fd[0]);
+        for (int i = 0; i < PACE_SIZES; i++)
+            w[i] = chase_ns(pace_kb[i]);
+        _exit(write(fd[1], w, sizeof w) == (ssize_t)sizeof w ? 0 : 1);
+    }
+    close(fd[1]);
+    if (pid > 0) {
+        double w[PACE_SIZES];
+        if (read(fd[0], w, sizeof w) == (ssize_t)sizeof w)
+            memcpy(v, w, sizeof w);
+        waitpid(pid, NULL, 0);
+    }
+    close(fd[0]);
+    fprintf(stderr, "lsbench: host pace, round %d: a dependent load over", rep + 1);
+    for (int i = 0; i < PACE_SIZES; i++)
+        fprintf(stderr, "%s %zu MB %.0f ns", i ? "," : "", pace_kb[i] / 1024, v[i]);
+    fputc('\n', stderr);
+}
+
 /* Round rep's check: one pinned run per core; round_even[rep] is the slowest core's speed
  * over the fastest's (NAN when a core could not be timed). */
 static void core_round(struct bench *b, int rep)
@@ -1223,9 +1304,11 @@ static void measure_all(struct bench *b)
      * slow (a trace and its native copy once differed by 40% that way). */
     b->round_even = xmalloc((size_t)b->o.repeats * sizeof *b->round_even);
     b->round_trip = xmalloc((size_t)b->o.repeats * sizeof *b->round_trip);
+    b->pace = xmalloc((size_t)b->o.repeats * PACE_SIZES * sizeof *b->pace);
     core_list(b);
     for (int rep = 0; rep < b->o.repeats; rep++) {
         core_round(b, rep);
+        host_pace(b, rep);
         for (int i = 0; i < b->n_rows; i++) {
             struct row *r = &b->rows[i];
             if (!r->failed)
@@ -1343,6 +1426,19 @@ static void print_cores(const struct bench *b)
     printf("\n");
 }
 
+/* The host's memory pace per round (host_pace): where a large working set's loads take as
+ * long as the largest's, the host's shared cache held little of it in that round. */
+static void print_pace(const struct bench *b)
+{
+    printf("host pace (one dependent load over a random cycle of 64-byte lines; ns, per round):");
+    for (int i = 0; i < PACE_SIZES; i++) {
+        printf("%s %zu MB", i ? ";" : "", pace_kb[i] / 1024);
+        for (int k = 0; k < b->o.repeats; k++)
+            printf(" %.0f", b->pace[(size_t)k * PACE_SIZES + (size_t)i]);
+    }
+    printf("\n");
+}
+
 static void print_table(const struct bench *b)
 {
     printf("\n| workload | threads | warp insts | cycles | wall s | CPU s | warp-inst/s | "
@@ -1364,6 +1460,7 @@ static void print_table(const struct bench *b)
            "end: %.2f (a busy host slows multi-thread runs most)\n",
            b->o.repeats, USER_TICK_S * 1e3, USER_SERIES_S, b->load_end);
     print_cores(b);
+    print_pace(b);
 }
 
 /* ---------------------------------------------------------------- JSON */
@@ -1431,6 +1528,18 @@ static void json_host(FILE *f, const struct bench *b)
     for (int k = 0; k < b->o.repeats && b->n_core >= 2; k++) {
         fputs(k ? ", " : "", f);
         json_num(f, b->round_trip[k]);
+    }
+    fprintf(f, "]},\n  \"host_pace\": {\"loads\": %d, \"sizes_kb\": [", PACE_LOADS);
+    for (int i = 0; i < PACE_SIZES; i++)
+        fprintf(f, "%s%zu", i ? ", " : "", pace_kb[i]);
+    fputs("], \"ns_per_round\": [", f);
+    for (int k = 0; k < b->o.repeats; k++) {
+        fputs(k ? ", [" : "[", f);
+        for (int i = 0; i < PACE_SIZES; i++) {
+            fputs(i ? ", " : "", f);
+            json_num(f, b->pace[(size_t)k * PACE_SIZES + (size_t)i]);
+        }
+        fputs("]", f);
     }
     fputs("]},\n  \"notes\": [", f);
     for (int i = 0; i < b->n_notes; i++) {
@@ -1551,6 +1660,7 @@ static void cleanup(struct bench *b)
     free(b->core_round);
     free(b->round_even);
     free(b->round_trip);
+    free(b->pace);
 }
 
 static int setup(struct bench *b)
