@@ -317,7 +317,12 @@ static void usage(FILE *f)
         "                    shared host's cores can differ in speed, and that caps any\n"
         "                    parallel speedup; the table adds the speedup over the rounds\n"
         "                    whose cores were even)\n"
-        "  --help            this text\n");
+        "  --help            this text\n"
+        "\n"
+        "Every round also times one dependent load over random 2, 8 and 64 MB working sets\n"
+        "(the host's memory pace, printed under the table and in the JSON's host_pace): a\n"
+        "shared host serves memory faster in some minutes than in others, and memory-bound\n"
+        "rows move with it.\n");
 }
 
 static int parse_threads(struct opts *o, const char *list)
