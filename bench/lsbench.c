@@ -189,7 +189,7 @@ struct bench {
     cpu_set_t cpus;
     int n_core, core_id[MAX_CORES];
     double *core_round, *round_even, *round_trip; /* round_trip: ns, first two cores */
-    double *pace; /* per round, PACE_SIZES dependent-load times in ns (host_pace) */
+    double *pace; /* per round, PACE_N figures in ns (host_pace) */
     double core_s[MAX_CORES], core_rel[MAX_CORES];
     double load_start, load_end; /* 1-minute load average: others' work skews the timings */
 };
@@ -319,10 +319,11 @@ static void usage(FILE *f)
         "                    whose cores were even)\n"
         "  --help            this text\n"
         "\n"
-        "Every round also times one dependent load over random 2, 8 and 64 MB working sets\n"
-        "(the host's memory pace, printed under the table and in the JSON's host_pace): a\n"
-        "shared host serves memory faster in some minutes than in others, and memory-bound\n"
-        "rows move with it.\n");
+        "Every round also times the host's pace (under the table; the JSON's host_pace): one\n"
+        "dependent load over random 2, 8 and 64 MB working sets, an iteration of six\n"
+        "independent ALU chains (the share of the physical core this one gets) and one of a\n"
+        "multiply chain (the clock). A shared host is faster in some minutes than in others,\n"
+        "and the rows move with it.\n");
 }
 
 static int parse_threads(struct opts *o, const char *list)
@@ -1049,13 +1050,17 @@ static double round_trip_ns(const struct bench *b)
     return dt / PINGS * 1e9;
 }
 
-/* The host's memory pace: the time of one dependent load over a random cycle through a
- * working set of each size. On the development host a memory-bound run (synth/gather) took
- * 0.12-0.14 s of CPU in some minutes and 0.21-0.33 s in others, with the same instructions
- * and an unchanged clock rate (a multiply chain ran as fast in both): what moves is how fast
- * the host serves memory, which depends on the other tenants. Printed per round beside the
+/* The host's pace, in a few figures a round: one dependent load over a random cycle through
+ * working sets of 2, 8 and 64 MB; an iteration of six independent shift-add chains (12 ALU
+ * operations that may run 4 at a time: what the core's issue width gives, 3 cycles or more on
+ * a core of its own); an iteration of one dependent multiply-add (4 cycles at any load: the
+ * clock). On the development host a memory-bound run (synth/gather) took 0.12-0.14 s of
+ * CPU in some minutes and 0.21-0.33 s in others, the same instructions at the same clock: the
+ * other tenants of the machine take a share of its caches and memory, and of the physical
+ * core itself (a sibling hardware thread the guest cannot see). Printed per round beside the
  * table, so a slow row can be set against the host's pace in the same round. */
-enum { PACE_SIZES = 3, PACE_LOADS = 1 << 20 };
+enum { PACE_SIZES = 3, PACE_LOADS = 1 << 20, PACE_ALU = PACE_SIZES, PACE_CLOCK, PACE_N,
+       PACE_ITERS = 50000000 };
 static const size_t pace_kb[PACE_SIZES] = {2048, 8192, 65536};
 
 static double chase_ns(size_t kb)
@@ -1094,30 +1099,59 @@ static double chase_ns(size_t kb)
     return dt / PACE_LOADS * 1e9;
 }
 
+static double thread_cpu_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The empty asm keeps every chain in a register of its own, so nothing is vectorised or
+ * folded. Timed in this thread's CPU time: another process on the same virtual core does
+ * not count, another thread on the physical core does. */
+static void core_ns(double *alu, double *clock)
+{
+    uint64_t a0 = 1, a1 = 2, a2 = 3, a3 = 4, a4 = 5, a5 = 6, x = 1;
+    double t0 = thread_cpu_s();
+    for (long i = 0; i < PACE_ITERS; i++) {
+        a0 += a0 >> 3, a1 += a1 >> 3, a2 += a2 >> 3, a3 += a3 >> 3, a4 += a4 >> 3, a5 += a5 >> 3;
+        __asm__ volatile("" : "+r"(a0), "+r"(a1), "+r"(a2), "+r"(a3), "+r"(a4), "+r"(a5));
+    }
+    double t1 = thread_cpu_s();
+    for (long i = 0; i < PACE_ITERS; i++) {
+        x = x * 6364136223846793005ull + (uint64_t)i;
+        __asm__ volatile("" : "+r"(x));
+    }
+    double t2 = thread_cpu_s();
+    volatile uint64_t sink = a0 + a1 + a2 + a3 + a4 + a5 + x;
+    (void)sink;
+    *alu = (t1 - t0) / PACE_ITERS * 1e9;
+    *clock = (t2 - t1) / PACE_ITERS * 1e9;
+}
+
 /* In a child of its own: a child run's peak RSS (wait4) starts from the harness's own, since
  * posix_spawn execs from the parent's address space and Linux carries that space's
  * high-water mark into the child; 70 MB of chase arrays once made every row's RSS 0.4-2 of
  * Accel-Sim's. */
 static void host_pace(struct bench *b, int rep)
 {
-    double *v = b->pace + (size_t)rep * PACE_SIZES;
+    double *v = b->pace + (size_t)rep * PACE_N, w[PACE_N];
     int fd[2];
-    for (int i = 0; i < PACE_SIZES; i++)
+    for (int i = 0; i < PACE_N; i++)
         v[i] = NAN;
     fflush(NULL);
     if (pipe(fd) != 0)
         return;
     pid_t pid = fork();
     if (pid == 0) {
-        double w[PACE_SIZES];
         close(fd[0]);
         for (int i = 0; i < PACE_SIZES; i++)
             w[i] = chase_ns(pace_kb[i]);
+        core_ns(&w[PACE_ALU], &w[PACE_CLOCK]);
         _exit(write(fd[1], w, sizeof w) == (ssize_t)sizeof w ? 0 : 1);
     }
     close(fd[1]);
     if (pid > 0) {
-        double w[PACE_SIZES];
         if (read(fd[0], w, sizeof w) == (ssize_t)sizeof w)
             memcpy(v, w, sizeof w);
         waitpid(pid, NULL, 0);
@@ -1126,7 +1160,8 @@ static void host_pace(struct bench *b, int rep)
     fprintf(stderr, "lsbench: host pace, round %d: a dependent load over", rep + 1);
     for (int i = 0; i < PACE_SIZES; i++)
         fprintf(stderr, "%s %zu MB %.0f ns", i ? "," : "", pace_kb[i] / 1024, v[i]);
-    fputc('\n', stderr);
+    fprintf(stderr, "; ALU chains %.2f ns, clock chain %.2f ns an iteration\n", v[PACE_ALU],
+            v[PACE_CLOCK]);
 }
 
 /* Round rep's check: one pinned run per core; round_even[rep] is the slowest core's speed
@@ -1309,7 +1344,7 @@ static void measure_all(struct bench *b)
      * slow (a trace and its native copy once differed by 40% that way). */
     b->round_even = xmalloc((size_t)b->o.repeats * sizeof *b->round_even);
     b->round_trip = xmalloc((size_t)b->o.repeats * sizeof *b->round_trip);
-    b->pace = xmalloc((size_t)b->o.repeats * PACE_SIZES * sizeof *b->pace);
+    b->pace = xmalloc((size_t)b->o.repeats * PACE_N * sizeof *b->pace);
     core_list(b);
     for (int rep = 0; rep < b->o.repeats; rep++) {
         core_round(b, rep);
@@ -1431,15 +1466,19 @@ static void print_cores(const struct bench *b)
     printf("\n");
 }
 
-/* The host's memory pace per round (host_pace): where a large working set's loads take as
- * long as the largest's, the host's shared cache held little of it in that round. */
+/* The host's pace per round (host_pace): the loads, the core's share, the clock. */
 static void print_pace(const struct bench *b)
 {
-    printf("host pace (one dependent load over a random cycle of 64-byte lines; ns, per round):");
-    for (int i = 0; i < PACE_SIZES; i++) {
-        printf("%s %zu MB", i ? ";" : "", pace_kb[i] / 1024);
+    printf("host pace, ns per round: one dependent load over a random cycle of 64-byte lines of");
+    for (int i = 0; i < PACE_N; i++) {
+        if (i < PACE_SIZES)
+            printf("%s %zu MB", i ? ";" : "", pace_kb[i] / 1024);
+        else
+            printf("; %s", i == PACE_ALU ? "an iteration of 6 shift-add chains (3 cycles "
+                                           "or more: 12 ALU operations, 4 ALUs)"
+                                         : "an iteration of a multiply-add chain (4 cycles)");
         for (int k = 0; k < b->o.repeats; k++)
-            printf(" %.0f", b->pace[(size_t)k * PACE_SIZES + (size_t)i]);
+            printf(i < PACE_SIZES ? " %.0f" : " %.2f", b->pace[(size_t)k * PACE_N + (size_t)i]);
     }
     printf("\n");
 }
@@ -1537,14 +1576,24 @@ static void json_host(FILE *f, const struct bench *b)
     fprintf(f, "]},\n  \"host_pace\": {\"loads\": %d, \"sizes_kb\": [", PACE_LOADS);
     for (int i = 0; i < PACE_SIZES; i++)
         fprintf(f, "%s%zu", i ? ", " : "", pace_kb[i]);
-    fputs("], \"ns_per_round\": [", f);
+    fputs("], \"load_ns_per_round\": [", f);
     for (int k = 0; k < b->o.repeats; k++) {
         fputs(k ? ", [" : "[", f);
         for (int i = 0; i < PACE_SIZES; i++) {
             fputs(i ? ", " : "", f);
-            json_num(f, b->pace[(size_t)k * PACE_SIZES + (size_t)i]);
+            json_num(f, b->pace[(size_t)k * PACE_N + (size_t)i]);
         }
         fputs("]", f);
+    }
+    fputs("], \"alu_chains_ns_per_round\": [", f);
+    for (int k = 0; k < b->o.repeats; k++) {
+        fputs(k ? ", " : "", f);
+        json_num(f, b->pace[(size_t)k * PACE_N + PACE_ALU]);
+    }
+    fputs("], \"clock_chain_ns_per_round\": [", f);
+    for (int k = 0; k < b->o.repeats; k++) {
+        fputs(k ? ", " : "", f);
+        json_num(f, b->pace[(size_t)k * PACE_N + PACE_CLOCK]);
     }
     fputs("]},\n  \"notes\": [", f);
     for (int i = 0; i < b->n_notes; i++) {
