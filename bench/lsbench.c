@@ -1057,8 +1057,9 @@ static double round_trip_ns(const struct bench *b)
  * clock). On the development host a memory-bound run (synth/gather) took 0.12-0.14 s of
  * CPU in some minutes and 0.21-0.33 s in others, the same instructions at the same clock: the
  * other tenants of the machine take a share of its caches and memory, and of the physical
- * core itself (a sibling hardware thread the guest cannot see). Printed per round beside the
- * table, so a slow row can be set against the host's pace in the same round. */
+ * core itself (a sibling hardware thread the guest cannot see). Printed per round under the
+ * table: they say what the host gave in the minutes of the table. They do not time any one
+ * run: the pace changes within a second (session 58, bench/README.md). */
 enum { PACE_SIZES = 3, PACE_LOADS = 1 << 20, PACE_ALU = PACE_SIZES, PACE_CLOCK, PACE_N,
        PACE_ITERS = 50000000 };
 static const size_t pace_kb[PACE_SIZES] = {2048, 8192, 65536};
