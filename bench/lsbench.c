@@ -1055,9 +1055,9 @@ static double round_trip_ns(const struct bench *b)
  * operations that may run 4 at a time: what the core's issue width gives, 3 cycles or more on
  * a core of its own); an iteration of one dependent multiply-add (4 cycles at any load: the
  * clock). On the development host a memory-bound run (synth/gather) took 0.12-0.14 s of
- * CPU in some minutes and 0.21-0.33 s in others, the same instructions at the same clock: the
- * other tenants of the machine take a share of its caches and memory, and of the physical
- * core itself (a sibling hardware thread the guest cannot see). Printed per round under the
+ * CPU in some minutes and 0.21-0.33 s in others, the same instructions: the other tenants of
+ * the machine take a share of its caches and memory, and of the physical core itself (a
+ * sibling hardware thread the guest cannot see). Printed per round under the
  * table: they say what the host gave in the minutes of the table. They do not time any one
  * run: the pace changes within a second (session 58, bench/README.md). */
 enum { PACE_SIZES = 3, PACE_LOADS = 1 << 20, PACE_ALU = PACE_SIZES, PACE_CLOCK, PACE_N,
