@@ -21,7 +21,7 @@ OMP     ?= -fopenmp
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 ALLCFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -g $(OPT) $(LTO) $(PGO_FLAGS) $(WARN) $(SAN) $(OMP) \
             -Isrc -I$(BUILD)/gen $(CFLAGS)
-LDLIBS   = -lzstd -llzma -lz -lm
+LDLIBS   = -lzstd -llzma -ldeflate -lz -lm
 # A static binary skips the dynamic loader (mapping five libraries, relocations, symbol
 # lookups): about half the start-up cost of a short run. Used when the toolchain can link
 # one (static libraries present, e.g. gcc's libgomp.a; not clang's libomp) and no sanitizer

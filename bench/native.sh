@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 }
 EOF
 cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -include stdlib.h -Isrc -o "$work/load" "$work/load.c" \
-    build/liblockstep.a -fopenmp -lzstd -llzma -lz -lm
+    build/liblockstep.a -fopenmp -lzstd -llzma -ldeflate -lz -lm
 
 # bash's own clock (EPOCHREALTIME, microseconds): a `date` process in the timed span cost
 # more than the smaller traces' whole check

@@ -793,6 +793,55 @@ TEST(macsim_record_files_read_whole_or_streamed)
     base_buf_free(&big);
 }
 
+/* The whole-file path (libdeflate) takes a small one-member file only as zlib would: a
+ * member whose header carries a CRC (FLG.FHCRC, which libdeflate skips and zlib checks) goes
+ * to zlib's reader and reads the same records, a wrong header CRC is zlib's error, and a
+ * member whose trailer gives the wrong size is an error either way, naming the file. */
+TEST(macsim_record_file_header_crc_and_size)
+{
+    base_buf b = {0};
+    for (int i = 0; i < 50; i++) {
+        grec r = {.op = (uint8_t)(3 + i % 7), .mask = 0xffffffffu, .pc = 8u * (uint64_t)i};
+        ptx_rec(&b, &r);
+    }
+    uint32_t id = 0;
+    char *path = gpu_trace("hcrc", "newptx", 14, 1, &id, &b);
+    char *raw = base_sprintf("%s/K0/Trace_0.raw", path);
+    size_t n = 0;
+    char *gz = test_read_file(raw, &n);
+    CHECK(gz && n > 18 && (unsigned char)gz[0] == 0x1f && (gz[3] & 0x1f) == 0);
+    macsim_summary s;
+    base_err e = {0};
+    if (gz && n > 18) {
+        /* the same member with a header CRC: the 10-byte header, FHCRC set, then the low 16
+         * bits of the header's CRC-32 */
+        char *h = malloc(n + 2);
+        memcpy(h, gz, 10);
+        h[3] |= 0x02;
+        uint32_t c = (uint32_t)crc32(0, (const Bytef *)h, 10);
+        h[10] = (char)(c & 0xff), h[11] = (char)(c >> 8 & 0xff);
+        memcpy(h + 12, gz + 10, n - 10);
+        test_write_file("hcrc/K0/Trace_0.raw", h, n + 2);
+        CHECK_EQ(summarize(path, &s, &e), 0);
+        CHECK_EQ(s.insts, 50);
+        h[10] ^= 1; /* a wrong header CRC */
+        test_write_file("hcrc/K0/Trace_0.raw", h, n + 2);
+        CHECK_EQ(summarize(path, &s, &e), -1);
+        CHECK_HAS(e.msg, "Trace_0.raw");
+        /* a trailer whose size is one more than the records' */
+        memcpy(h, gz, n);
+        h[n - 4] = (char)(h[n - 4] + 1);
+        test_write_file("hcrc/K0/Trace_0.raw", h, n);
+        CHECK_EQ(summarize(path, &s, &e), -1);
+        CHECK_HAS(e.msg, "Trace_0.raw");
+        free(h);
+    }
+    free(gz);
+    free(raw);
+    free(path);
+    base_buf_free(&b);
+}
+
 /* ---- opcode mapping ---- */
 
 TEST(macsim_sass_mapping_valid_in_every_family)

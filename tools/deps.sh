@@ -8,6 +8,7 @@ have_header lzma.h || missing="$missing liblzma-dev"
 have_header zlib.h || missing="$missing zlib1g-dev"
 have_header omp.h || missing="$missing libomp-dev"
 have_header zstd.h || missing="$missing libzstd-dev"
+have_header libdeflate.h || missing="$missing libdeflate-dev"
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "deps: installing$missing"
