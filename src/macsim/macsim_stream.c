@@ -3,7 +3,7 @@
  * (MACSIM_MAX_INST_BYTES) unless the file ends first.
  *
  * Most record files are small (a warp of nvbit_vectormultadd_4096: 222 bytes, 896 once
- * inflated; of ptx_vectoradd: 2.3 KB, 25 KB inflated), and for them zlib's file reader costs
+ * inflated; of ptx_vectoradd: 570 bytes, 3.7 KB inflated), and for them zlib's file reader costs
  * more than the inflating: its buffers and state are set up and freed per file, and the file
  * is read in several calls. A small file that is one whole gzip member is therefore read with
  * one call and inflated in one go by libdeflate, a whole-buffer inflater, into a buffer of the
@@ -42,7 +42,7 @@ struct macsim_stream {
  * ends where the read did is the whole file, and the read that would see the end (one more
  * system call a file, 384 files a run of nvbit_vectormultadd) is not made. libdeflate checks
  * the member's CRC-32 and size as zlib does, but skips a header CRC, which zlib checks: such a
- * header goes to zlib. Against zlib's inflate here, ptx_vectoradd's 100 files took 3.2M
+ * header goes to zlib. Against zlib's inflate here, ptx_vectoradd's 96 files took 3.2M
  * fewer instructions (22.7M -> 19.4M a run), mostly its CRC and Huffman table work. */
 static int whole(macsim_stream *s, int fd)
 {
