@@ -680,17 +680,30 @@ TEST(macsim_record_files_found_by_listing)
     base_buf_free(&b);
 }
 
+/* n full-warp records of ALU opcodes at consecutive PCs (no memory instruction). */
+static void plain_recs(base_buf *b, int n)
+{
+    for (int i = 0; i < n; i++) {
+        grec r = {.op = (uint8_t)(3 + i % 7), .mask = 0xffffffffu, .pc = 8u * (uint64_t)i};
+        ptx_rec(b, &r);
+    }
+}
+
+/* A one-warp newptx trace in dir of n plain records (kept in b); *raw: its record file. */
+static char *one_warp_trace(const char *dir, int n, base_buf *b, char **raw)
+{
+    uint32_t id = 0;
+    plain_recs(b, n);
+    char *path = gpu_trace(dir, "newptx", 14, 1, &id, b);
+    *raw = base_sprintf("%s/K0/Trace_0.raw", path);
+    return path;
+}
+
 TEST(macsim_bad_streams_and_cpu_records)
 {
     /* a gzip stream cut short, and bytes that are not gzip at all (read as plain records) */
     base_buf b = {0};
-    for (int i = 0; i < 200; i++) {
-        grec r = {.op = (uint8_t)(3 + i % 7), .mask = 0xffffffffu, .pc = 8u * (uint64_t)i};
-        ptx_rec(&b, &r);
-    }
-    uint32_t id = 0;
-    char *path = gpu_trace("cutgz", "newptx", 14, 1, &id, &b);
-    char *raw = base_sprintf("%s/K0/Trace_0.raw", path);
+    char *raw, *path = one_warp_trace("cutgz", 200, &b, &raw);
     FILE *f = fopen(raw, "rb");
     char gz[4096];
     size_t n = f ? fread(gz, 1, sizeof gz, f) : 0;
@@ -742,10 +755,7 @@ TEST(macsim_bad_streams_and_cpu_records)
 TEST(macsim_record_files_read_whole_or_streamed)
 {
     base_buf b = {0}, big = {0};
-    for (int i = 0; i < 200; i++) {
-        grec r = {.op = (uint8_t)(3 + i % 7), .mask = 0xffffffffu, .pc = 8u * (uint64_t)i};
-        ptx_rec(&b, &r);
-    }
+    plain_recs(&b, 200);
     uint64_t x = 88172645463325252ull;
     for (int i = 0; i < 2000; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -800,13 +810,7 @@ TEST(macsim_record_files_read_whole_or_streamed)
 TEST(macsim_record_file_header_crc_and_size)
 {
     base_buf b = {0};
-    for (int i = 0; i < 50; i++) {
-        grec r = {.op = (uint8_t)(3 + i % 7), .mask = 0xffffffffu, .pc = 8u * (uint64_t)i};
-        ptx_rec(&b, &r);
-    }
-    uint32_t id = 0;
-    char *path = gpu_trace("hcrc", "newptx", 14, 1, &id, &b);
-    char *raw = base_sprintf("%s/K0/Trace_0.raw", path);
+    char *raw, *path = one_warp_trace("hcrc", 50, &b, &raw);
     size_t n = 0;
     char *gz = test_read_file(raw, &n);
     CHECK(gz && n > 18 && (unsigned char)gz[0] == 0x1f && (gz[3] & 0x1f) == 0);
