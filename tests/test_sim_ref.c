@@ -4,6 +4,7 @@
  * thread counts. Independent properties checked alongside the reference numbers: warp and
  * thread instruction counts equal the trace's own totals (trace_summarize). */
 #include "sim_util.h"
+#include "synth_util.h"
 #include "test.h"
 #include <math.h>
 #include <stdlib.h>
@@ -385,6 +386,36 @@ TEST(sim_windowed_skips_quiet_windows)
     CHECK_EQ(iact, reqp + repp);
     p = test_lockstep("run --sync_window=8 --fast_forward=0 samples/synth/pchase");
     CHECK_HAS(p.out, " 0 cycles fast-forwarded");
+}
+
+/* A kernel read and waiting behind the one before it launches at the first window end after
+ * that one's end, skipped windows or not. With one CTA a kernel on one SM, the CTA issue after
+ * the last CTA retires is what finds the kernel's file at its end, after that window's launch
+ * attempt; the quiet-window skip saw nothing due until the watchdog and jumped 100,000 cycles
+ * before launching the next kernel (randsweep seed 48173). */
+TEST(sim_windowed_skip_stops_for_a_waiting_kernel)
+{
+    const char *gen = sy_gen("multi", "n=1", 0, NULL);
+    if (!gen)
+        return;
+    char *dir = base_strdup(gen);
+    const char *runs[] = {"--fast_forward=0", "--fast_forward=1", "--threads=2"};
+    same_json_runs(dir, NULL, "--n_clusters=1 --sync_window=4", runs, (int)BASE_ARRAY_LEN(runs),
+                   " windows of 4 core cycles");
+    test_proc p = test_lockstep("run --n_clusters=1 --sync_window=4 %s", dir);
+    CHECK_EQ(p.status, 0);
+    unsigned long long end = 0, launch = 0;
+    int kernels = 0;
+    for (const char *c = strstr(p.out, "\nlaunch_cycle = "); c;
+         c = strstr(c + 1, "\nlaunch_cycle = "), kernels++) {
+        CHECK(sscanf(c, "\nlaunch_cycle = %llu", &launch) == 1);
+        if (kernels) /* the window after the one the last kernel ended in */
+            CHECK(launch > end && launch <= end + 4);
+        const char *e = strstr(c, "\nend_cycle = ");
+        CHECK(e && sscanf(e, "\nend_cycle = %llu", &end) == 1);
+    }
+    CHECK(kernels >= 2);
+    free(dir);
 }
 
 /* With one subnet the crossbar is one task (with two, each subnet is a task of its own): the

@@ -26,8 +26,11 @@ static uint64_t core_edge(const sim *g, uint64_t x)
  * CTA issue or a kernel end (now: g->cycle), a launch latency's end (first_cta), or never. */
 uint64_t sim_kernels_wake(const sim *g)
 {
-    if (g->next_cmd < g->list->ncmds && !g->pending_tk)
-        return g->cycle; /* a memcpy or a launch is still to be read */
+    /* a memcpy or a launch still to be read, or a kernel read that may launch now: the
+     * kernel before it ended after this cycle's launch attempt (its file's end was found
+     * by the CTA issue that follows), and the next attempt launches it */
+    if (g->next_cmd < g->list->ncmds && (!g->pending_tk || sim_kernel_pending_may_launch(g)))
+        return g->cycle;
     uint64_t t = UINT64_MAX;
     for (size_t i = 0; i < g->nrk; i++) {
         const run_kernel *rk = &g->rk[i];

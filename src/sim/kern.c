@@ -281,6 +281,19 @@ static int running(const sim *g, uint64_t *stream_busy, uint64_t stream)
     return n;
 }
 
+/* Whether a kernel of this stream may launch now (else it waits open: pending_tk). */
+static int may_launch(const sim *g, uint64_t stream)
+{
+    uint64_t busy;
+    int n = running(g, &busy, stream);
+    return !n || (g->k.concurrent_kernels && !busy && n < g->k.max_concurrent_kernels);
+}
+
+int sim_kernel_pending_may_launch(const sim *g)
+{
+    return g->pending_tk && may_launch(g, trace_kernel_header(g->pending_tk)->stream_id);
+}
+
 static int launch(sim *g, size_t cmd, base_err *e)
 {
     const trace_cmd *c = &g->list->cmds[cmd];
@@ -291,9 +304,7 @@ static int launch(sim *g, size_t cmd, base_err *e)
         return -1;
     trace_kernel *tk = g->pending_tk;
     const trace_header *h = trace_kernel_header(tk);
-    uint64_t busy;
-    int n = running(g, &busy, h->stream_id);
-    if (n && (!g->k.concurrent_kernels || busy || n >= g->k.max_concurrent_kernels))
+    if (!may_launch(g, h->stream_id))
         return 1; /* not yet */
     g->pending_tk = NULL;
     run_kernel *rk = &g->rk[g->nrk];

@@ -431,6 +431,7 @@ int sim_issue_ctas(sim *g, base_err *e);
 void sim_retire(sim *g);
 int sim_all_done(const sim *g);
 int sim_kernels_launching(const sim *g); /* a kernel with CTAs left is in its launch latency */
+int sim_kernel_pending_may_launch(const sim *g); /* the kernel waiting open may launch now */
 void sim_finish_kernels(sim *g);
 /* ff.c */
 void sim_ff_after_core(sim *g, int moved);  /* moved: anything moved in the cycle just run */
