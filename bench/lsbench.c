@@ -1533,6 +1533,15 @@ static void json_num(FILE *f, double v)
         fputs("null", f);
 }
 
+/* n numbers, every stride-th of v, comma-separated (a JSON list's inside). */
+static void json_nums(FILE *f, const double *v, int n, size_t stride)
+{
+    for (int k = 0; k < n; k++) {
+        fputs(k ? ", " : "", f);
+        json_num(f, v[(size_t)k * stride]);
+    }
+}
+
 static void json_kv_num(FILE *f, const char *key, double v, const char *sep)
 {
     fprintf(f, "\"%s\": ", key);
@@ -1558,44 +1567,27 @@ static void json_host(FILE *f, const struct bench *b)
     for (int i = 0; i < b->n_core; i++) {
         fprintf(f, "%s{\"cpu\": %d, \"median_cpu_s\": %.6f, \"relative_speed\": %.4f, \"cpu_s\": [",
                 i ? ", " : "", b->core_id[i], b->core_s[i], b->core_rel[i]);
-        for (int k = 0; k < b->o.repeats; k++) {
-            fputs(k ? ", " : "", f);
-            json_num(f, b->core_round[(size_t)k * (size_t)b->n_core + (size_t)i]);
-        }
+        json_nums(f, b->core_round + i, b->o.repeats, (size_t)b->n_core);
         fputs("]}", f);
     }
+    int checked = b->n_core >= 2 ? b->o.repeats : 0;
     fputs("], \"round_slowest_over_fastest\": [", f);
-    for (int k = 0; k < b->o.repeats && b->n_core >= 2; k++) {
-        fputs(k ? ", " : "", f);
-        json_num(f, b->round_even[k]);
-    }
+    json_nums(f, b->round_even, checked, 1);
     fputs("], \"round_trip_ns\": [", f);
-    for (int k = 0; k < b->o.repeats && b->n_core >= 2; k++) {
-        fputs(k ? ", " : "", f);
-        json_num(f, b->round_trip[k]);
-    }
+    json_nums(f, b->round_trip, checked, 1);
     fprintf(f, "]},\n  \"host_pace\": {\"loads\": %d, \"sizes_kb\": [", PACE_LOADS);
     for (int i = 0; i < PACE_SIZES; i++)
         fprintf(f, "%s%zu", i ? ", " : "", pace_kb[i]);
     fputs("], \"load_ns_per_round\": [", f);
     for (int k = 0; k < b->o.repeats; k++) {
         fputs(k ? ", [" : "[", f);
-        for (int i = 0; i < PACE_SIZES; i++) {
-            fputs(i ? ", " : "", f);
-            json_num(f, b->pace[(size_t)k * PACE_N + (size_t)i]);
-        }
+        json_nums(f, b->pace + (size_t)k * PACE_N, PACE_SIZES, 1);
         fputs("]", f);
     }
     fputs("], \"alu_chains_ns_per_round\": [", f);
-    for (int k = 0; k < b->o.repeats; k++) {
-        fputs(k ? ", " : "", f);
-        json_num(f, b->pace[(size_t)k * PACE_N + PACE_ALU]);
-    }
+    json_nums(f, b->pace + PACE_ALU, b->o.repeats, PACE_N);
     fputs("], \"clock_chain_ns_per_round\": [", f);
-    for (int k = 0; k < b->o.repeats; k++) {
-        fputs(k ? ", " : "", f);
-        json_num(f, b->pace[(size_t)k * PACE_N + PACE_CLOCK]);
-    }
+    json_nums(f, b->pace + PACE_CLOCK, b->o.repeats, PACE_N);
     fputs("]},\n  \"notes\": [", f);
     for (int i = 0; i < b->n_notes; i++) {
         fputs(i ? ", " : "", f);
