@@ -90,11 +90,33 @@ void stat_reduce(stat_block *dst, const stat_block *units, size_t n)
         stat_block_add(dst, &units[i]);
 }
 
+/* "name[bin]": the bin's slot, or -1 */
+static int bin_slot(const stat_set *s, const char *name)
+{
+    const char *open = strchr(name, '['), *close = strrchr(name, ']');
+    if (!open || !close || close[1] || close < open)
+        return -1;
+    size_t len = (size_t)(open - name), blen = (size_t)(close - open - 1);
+    for (int i = 0; i < s->ndescs; i++) {
+        const stat_desc *d = &s->descs[i];
+        if (d->type != STAT_T_DIST || strncmp(d->name, name, len) || d->name[len])
+            continue;
+        for (int k = 0; k < d->nbins; k++)
+            if (strlen(d->bins[k]) == blen && !strncmp(d->bins[k], open + 1, blen))
+                return s->slot[i] + k;
+    }
+    return -1;
+}
+
 uint64_t stat_get(const stat_block *b, const char *name)
 {
     int i = stat_find(b->set, name);
-    if (i < 0)
-        base_panic("stat %s.%s does not exist", b->set->name, name);
+    if (i < 0) {
+        int k = bin_slot(b->set, name);
+        if (k < 0)
+            base_panic("stat %s.%s does not exist", b->set->name, name);
+        return b->v[k];
+    }
     const stat_desc *d = &b->set->descs[i];
     if (d->type == STAT_T_RATIO)
         base_panic("stat_get on ratio %s", name);

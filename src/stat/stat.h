@@ -58,7 +58,8 @@ void stat_block_add(stat_block *dst, const stat_block *src); /* dst += src, slot
 void stat_reduce(stat_block *dst, const stat_block *units, size_t n);
 
 static inline void stat_inc(stat_block *b, int slot, uint64_t n) { b->v[slot] += n; }
-uint64_t stat_get(const stat_block *b, const char *name); /* counter value or DIST total */
+/* A counter's value, a DIST's total, or ("name[bin]") one bin of a DIST. */
+uint64_t stat_get(const stat_block *b, const char *name);
 double stat_ratio(const stat_block *b, int desc);          /* NaN when the denominator is 0 */
 
 /* Text: one "prefix.name = value" line per counter, DIST bins as "prefix.name[bin] = n",
