@@ -115,6 +115,8 @@ int su_run(const char *dir, const knob_cfg *c, sim_result *r, base_err *e)
     }
     FILE *diag = fopen("/dev/null", "w");
     int rc = sim_run(g, &l, r, diag, NULL, e);
+    if (rc == 0 && r->ledger < 0) /* every whole-run test checks the ledger too */
+        rc = base_fail(e, BASE_EXIT_INTERNAL, "the statistics do not balance: %s", r->ledger_why);
     fclose(diag);
     sim_free(g);
     trace_list_free(&l);

@@ -230,6 +230,10 @@ static int simulate(cli_args *a, trace_list *l, const char *shown)
             write_json(out.f, a, shown, &r);
             rc = base_out_commit(&out, &e);
         }
+        /* the numbers stay printed (a long run's), but the run fails */
+        if (rc == 0 && r.ledger < 0)
+            rc = base_fail(&e, BASE_EXIT_INTERNAL, "the statistics do not balance (a simulator "
+                                                   "bug; please report it): %s", r.ledger_why);
     }
     if (CLI_FREE_AT_EXIT) {
         sim_result_free(&r);

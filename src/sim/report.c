@@ -177,6 +177,11 @@ void sim_print_totals(FILE *f, const sim_result *r)
     fprintf(f, "\n# all kernels%s\n", r->stopped ? " (stopped early by max_cycles/max_insts)" : "");
     print_block(f, &r->total, &r->total, "total.");
     print_detail(f, &r->total, "total.");
+    if (r->ledger >= 0)
+        fprintf(f, "\n# ledger: %d identities between the units' statistics hold "
+                   "(docs/TIMING.md, \"The ledger\")\n", r->ledger);
+    else
+        fprintf(f, "\n# ledger: the statistics do not balance: %s\n", r->ledger_why);
 }
 
 /* ---- JSON --------------------------------------------------------------------------------- */
@@ -247,6 +252,14 @@ void sim_json_result(base_json *j, const sim_result *r)
     }
     base_json_arr_end(j);
     base_json_kv_bool(j, "stopped_early", r->stopped);
+    base_json_key(j, "ledger");
+    base_json_obj_begin(j);
+    base_json_kv_bool(j, "holds", r->ledger >= 0);
+    if (r->ledger >= 0)
+        base_json_kv_u64(j, "identities", (uint64_t)r->ledger);
+    else
+        base_json_kv_str(j, "failed", r->ledger_why);
+    base_json_obj_end(j);
     base_json_key(j, "total");
     json_totals(j, &r->total, &r->total);
     json_units(j, "per_sm", r->per_sm, r->n_sm, r->per_sm_l1d, "l1d");

@@ -76,6 +76,10 @@ typedef struct sim_result {
     stat_block *per_sub_l2, *per_chan_dram;
     uint32_t n_sm, n_sub, n_chan;
     int stopped;             /* 1: max_cycles / max_insts ended the run early */
+    /* the ledger (sim_ledger_check) on a run that ended: identities checked on the total,
+     * or -1 with the first that failed in ledger_why (a simulator bug) */
+    int ledger;
+    char ledger_why[400];
     double wall_s;           /* not part of any deterministic output */
     uint64_t ff_cycles;      /* core cycles fast-forwarded (host-side figure, like wall_s) */
     uint64_t park_cycles;    /* SM cycles not run while parked (host-side figure) */
@@ -105,6 +109,10 @@ void sim_free(sim *g);
  * cause; the diagnosis was written to diag). */
 int sim_run(sim *g, const trace_list *l, sim_result *r, FILE *diag, FILE *progress, base_err *e);
 void sim_result_free(sim_result *r);
+/* The identities between the statistics of different units (docs/TIMING.md "The ledger") on
+ * every kernel's segment and the total of r: the number that applied to the total, or -1
+ * with the first that does not hold described in why. */
+int sim_ledger_check(const knobs *k, const sim_result *r, char *why, size_t n);
 
 /* The statistics sets behind sim_totals (for printing). */
 void sim_totals_init(sim_totals *t);

@@ -1,0 +1,131 @@
+/* The ledger (sim_ledger_check): the identities between the units' statistics hold on the
+ * bundled samples under presets with sectored and line-granular caches, without an L1D or
+ * L2, windowed and stopped early; and it is not vacuous: one counter moved by one, in a
+ * kernel's segment or in the total, is reported with the identity it breaks. */
+#include "sim_util.h"
+#include "test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const SAMPLES[] = {"branchy", "histogram", "hmma", "multi", "pchase",
+                                      "reduce", "saxpy-stride", "sgemm-tiled", "stencil2d",
+                                      "vectoradd"};
+
+/* Runs samples/synth/<name> with a preset and knobs ("name=value" pairs, NULL-ended);
+ * 0 with r filled. */
+static int run_sample(const char *name, const char *preset, const char *const *kv,
+                      sim_result *r)
+{
+    knob_cfg c;
+    base_err e = {0};
+    su_knobs(&c);
+    if (preset && knob_load_preset(&c, preset, &e))
+        test_fail_at(__FILE__, __LINE__, "%s: %s", preset, e.msg);
+    for (; kv && *kv; kv += 2)
+        if (knob_set(&c, kv[0], kv[1], "test", &e))
+            test_fail_at(__FILE__, __LINE__, "%s: %s", kv[0], e.msg);
+    char dir[256];
+    snprintf(dir, sizeof dir, "samples/synth/%s", name);
+    int rc = su_run(dir, &c, r, &e);
+    if (rc)
+        test_fail_at(__FILE__, __LINE__, "%s on %s: %s", name, preset ? preset : "defaults",
+                     e.msg);
+    knob_free(&c);
+    return rc;
+}
+
+/* Every sample on the preset with the knobs: the ledger holds with `want` identities. */
+static void all_samples(const char *preset, const char *const *kv, int want)
+{
+    for (size_t i = 0; i < BASE_ARRAY_LEN(SAMPLES); i++) {
+        sim_result r;
+        if (run_sample(SAMPLES[i], preset, kv, &r) == 0) {
+            if (r.ledger != want)
+                test_fail_at(__FILE__, __LINE__, "%s on %s: ledger %d (%s), expected %d",
+                             SAMPLES[i], preset ? preset : "defaults", r.ledger, r.ledger_why,
+                             want);
+        }
+        sim_result_free(&r);
+    }
+}
+
+/* 29 identities with both caches: 13 on every segment, 16 more on the total */
+TEST(ledger_holds_on_sectored_caches) { all_samples(NULL, NULL, 29); }
+TEST(ledger_holds_on_line_caches)
+{
+    /* the GTX 480's L1D is line-granular: a fill is 4 sectors per fetch */
+    all_samples("gtx480", NULL, 29);
+    const char *kv[] = {"l2_type", "normal", NULL};
+    all_samples("titanx", kv, 29);
+}
+
+TEST(ledger_holds_without_caches)
+{
+    const char *no_l1d[] = {"l1d_enabled", "0", NULL};
+    all_samples("qv100", no_l1d, 23);
+    const char *no_l2[] = {"l2_enabled", "0", NULL};
+    all_samples("a100", no_l2, 19);
+}
+
+TEST(ledger_holds_windowed_and_stopped)
+{
+    const char *w[] = {"sync_window", "8", NULL};
+    all_samples("h100", w, 29);
+    const char *stop[] = {"max_cycles", "700", NULL};
+    all_samples(NULL, stop, 29);
+}
+
+/* One counter moved by one breaks the identities it is part of, and the report names the
+ * segment and the identity. */
+TEST(ledger_reports_the_broken_identity)
+{
+    knob_cfg c;
+    su_knobs(&c);
+    sim_result r;
+    if (run_sample("multi", NULL, NULL, &r)) {
+        knob_free(&c);
+        return;
+    }
+    CHECK(r.nk >= 2);
+    char why[400];
+    CHECK_EQ(sim_ledger_check(&c.v, &r, why, sizeof why), 29);
+
+    stat_block *l2 = &r.k[1].delta.l2;
+    int slot = l2->set->slot[stat_find(l2->set, "hits")];
+    l2->v[slot]++;
+    CHECK_EQ(sim_ledger_check(&c.v, &r, why, sizeof why), -1);
+    CHECK_HAS(why, "kernel 2 (");
+    CHECK_HAS(why, "l2.accesses = l2.hits + l2.hit_reserved + l2.misses does not hold");
+    l2->v[slot]--;
+
+    /* a total-only rule: more replies taken by the SMs than the interconnect delivered */
+    stat_block *sm = &r.total.sm;
+    slot = sm->set->slot[stat_find(sm->set, "mem_replies")];
+    sm->v[slot] += 1 + stat_get(&r.total.icnt, "rep_delivered") - stat_get(sm, "mem_replies");
+    CHECK_EQ(sim_ledger_check(&c.v, &r, why, sizeof why), -1);
+    CHECK_HAS(why, "the total: sm.mem_replies <= icnt.rep_delivered does not hold");
+
+    /* a scaled term: the issue slots are schedulers x active cycles */
+    c.v.schedulers_per_sm++;
+    sm->v[slot] = stat_get(&r.total.icnt, "rep_delivered");
+    CHECK_EQ(sim_ledger_check(&c.v, &r, why, sizeof why), -1);
+    CHECK_HAS(why, "sm.issue = sched*sm.active_cycles does not hold");
+    sim_result_free(&r);
+    knob_free(&c);
+}
+
+/* `lockstep run` says so in its text and JSON outputs. */
+TEST(ledger_in_the_run_outputs)
+{
+    char json[600];
+    snprintf(json, sizeof json, "%s/ledger.json", test_tmpdir());
+    test_proc p = test_lockstep("run samples/synth/vectoradd --stats-json=%s", json);
+    CHECK_EQ(p.status, 0);
+    CHECK_HAS(p.out, "\n# ledger: 29 identities between the units' statistics hold");
+    char *j = test_read_file(json, NULL);
+    CHECK_HAS(j, "\"ledger\": {");
+    CHECK_HAS(j, "\"holds\": true,");
+    CHECK_HAS(j, "\"identities\": 29");
+    free(j);
+}
