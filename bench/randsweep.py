@@ -6,8 +6,8 @@ queue and a slow clock domain, say) passes it. This draws, from a seed, a GPU (a
 shared Accel-Sim config) and several knobs at once, runs a small trace to its end, and
 checks what must hold for every config:
 
-  - the run ends with status 0, or 2/3 for a configuration error, never 1 (the watchdog),
-    a crash or a timeout;
+  - the run ends with status 0, or 2/3 for a configuration error, never 1 (the watchdog,
+    or statistics that do not balance: docs/TIMING.md "The ledger"), a crash or a timeout;
   - without a stop knob, it retires every thread instruction of the trace (trace info);
   - the fast paths are exact: the same config with fast_forward, dram_defer, chan_sleep and
     memcpy_prefill_skip off gives byte-identical statistics;

@@ -27,6 +27,7 @@ enum {
     L_L1D = 1,   /* the SMs have an L1D */
     L_L2 = 2,    /* the sub-partitions have an L2 */
     L_TOTAL = 4, /* the run's total only */
+    L_FLOW = 8,  /* a "<=" of a request's way: "=" when nothing was in flight at the end */
 };
 
 typedef struct rule {
@@ -51,22 +52,22 @@ static const rule RULES[] = {
     {0, "dram.accesses = dram.reads + dram.writes"},
     /* a request's way, each stage counted after the one before: SM, interconnect, L2 side,
      * L2, DRAM, and the reply's way back */
-    {L_TOTAL, "icnt.req_packets <= sm.mem_requests"},
-    {L_TOTAL, "icnt.req_delivered <= icnt.req_packets"},
-    {L_TOTAL, "mem.reads + mem.writes + mem.atomics <= icnt.req_delivered"},
-    {L_TOTAL | L_L2, "l2.accesses <= mem.reads + mem.writes + mem.atomics"},
-    {L_TOTAL | L_L2, "l2.read_accesses <= mem.reads + mem.atomics"},
+    {L_TOTAL | L_FLOW, "icnt.req_packets <= sm.mem_requests"},
+    {L_TOTAL | L_FLOW, "icnt.req_delivered <= icnt.req_packets"},
+    {L_TOTAL | L_FLOW, "mem.reads + mem.writes + mem.atomics <= icnt.req_delivered"},
+    {L_TOTAL | L_FLOW | L_L2, "l2.accesses <= mem.reads + mem.writes + mem.atomics"},
+    {L_TOTAL | L_FLOW | L_L2, "l2.read_accesses <= mem.reads + mem.atomics"},
     {L_TOTAL | L_L2, "mem.replies_l2_hit <= l2.hits + l2.hit_reserved"},
-    {L_TOTAL | L_L2, "mem.dram_reads <= l2_sectors*l2.fetches"},
-    {L_TOTAL, "dram.accesses <= dram.requests"},
-    {L_TOTAL, "dram.accesses <= dram.activates + dram.row_hits"}, /* a row opened first */
-    {L_TOTAL, "dram.reads <= mem.dram_reads"},
-    {L_TOTAL | L_L2, "l2.fills <= dram.reads"},
-    {L_TOTAL, "mem.replies <= mem.reads + mem.writes + mem.atomics"},
-    {L_TOTAL, "icnt.rep_packets <= mem.replies"},
-    {L_TOTAL, "icnt.rep_delivered <= icnt.rep_packets"},
-    {L_TOTAL, "sm.mem_replies <= icnt.rep_delivered"},
-    {L_TOTAL | L_L1D, "l1d.fills <= l1d_sectors*l1d.fetches"},
+    {L_TOTAL | L_FLOW | L_L2, "mem.dram_reads <= l2_sectors*l2.fetches"},
+    {L_TOTAL | L_FLOW, "dram.accesses <= dram.requests"},
+    {L_TOTAL | L_FLOW, "dram.accesses <= dram.activates + dram.row_hits"}, /* a row opened first */
+    {L_TOTAL | L_FLOW, "dram.reads <= mem.dram_reads"},
+    {L_TOTAL | L_FLOW | L_L2, "l2.fills <= dram.reads"},
+    {L_TOTAL, "mem.replies <= mem.reads + mem.writes + mem.atomics"}, /* L1D writebacks: none */
+    {L_TOTAL | L_FLOW, "icnt.rep_packets <= mem.replies"},
+    {L_TOTAL | L_FLOW, "icnt.rep_delivered <= icnt.rep_packets"},
+    {L_TOTAL | L_FLOW, "sm.mem_replies <= icnt.rep_delivered"},
+    {L_TOTAL | L_FLOW | L_L1D, "l1d.fills <= l1d_sectors*l1d.fetches"},
 };
 
 /* The sectors one fetch brings into a cache: its line for a line-granular one. */
@@ -137,7 +138,9 @@ static uint64_t side(const knobs *k, const sim_totals *t, const char *p, const c
 }
 
 /* Whether rule r holds on t; its two sides in *l and *r. */
-static int holds(const knobs *k, const sim_totals *t, const rule *ru, uint64_t *l, uint64_t *r)
+/* Whether rule ru holds on t (its "<=" as "=" with eq); its two sides in *l and *r. */
+static int holds(const knobs *k, const sim_totals *t, const rule *ru, int eq, uint64_t *l,
+                 uint64_t *r)
 {
     const char *s = ru->text, *op = strstr(s, " = "), *le = strstr(s, " <= ");
     const char *mid = op ? op : le;
@@ -145,7 +148,7 @@ static int holds(const knobs *k, const sim_totals *t, const rule *ru, uint64_t *
         base_panic("ledger: rule \"%s\" has no = or <=", s);
     *l = side(k, t, s, mid);
     *r = side(k, t, mid + (op ? 3 : 4), s + strlen(s));
-    return op ? *l == *r : *l <= *r;
+    return op || eq ? *l == *r : *l <= *r;
 }
 
 static int applies(const knobs *k, const rule *r, int total)
@@ -154,10 +157,10 @@ static int applies(const knobs *k, const rule *r, int total)
            (total || !(r->when & L_TOTAL));
 }
 
-/* Rules that apply to t (the total or, with total = 0, a kernel's segment), or -1 with the
- * first that fails described in why. */
-static int check(const knobs *k, const sim_totals *t, int total, const char *where, char *why,
-                 size_t n)
+/* Rules that apply to t (the total or, with total = 0, a kernel's segment; drained: the
+ * flows as equalities), or -1 with the first that fails described in why. */
+static int check(const knobs *k, const sim_totals *t, int total, int drained, const char *where,
+                 char *why, size_t n)
 {
     int used = 0;
     for (size_t i = 0; i < BASE_ARRAY_LEN(RULES); i++) {
@@ -165,8 +168,10 @@ static int check(const knobs *k, const sim_totals *t, int total, const char *whe
         if (!applies(k, &RULES[i], total))
             continue;
         used++;
-        if (!holds(k, t, &RULES[i], &l, &r)) {
-            snprintf(why, n, "%s: %s does not hold (%llu against %llu)", where, RULES[i].text,
+        int eq = drained && (RULES[i].when & L_FLOW);
+        if (!holds(k, t, &RULES[i], eq, &l, &r)) {
+            snprintf(why, n, "%s: %s does not hold%s (%llu against %llu)", where, RULES[i].text,
+                     eq ? " as an equality (nothing was in flight at the end)" : "",
                      (unsigned long long)l, (unsigned long long)r);
             return -1;
         }
@@ -174,13 +179,48 @@ static int check(const knobs *k, const sim_totals *t, int total, const char *whe
     return used;
 }
 
+int sim_ledger_flows(const knobs *k)
+{
+    int n = 0;
+    for (size_t i = 0; i < BASE_ARRAY_LEN(RULES); i++)
+        n += (RULES[i].when & L_FLOW) && applies(k, &RULES[i], 1);
+    return n;
+}
+
 int sim_ledger_check(const knobs *k, const sim_result *r, char *why, size_t n)
 {
     char where[160];
     for (size_t i = 0; i < r->nk; i++) {
         snprintf(where, sizeof where, "kernel %u (%s)", r->k[i].uid, r->k[i].name);
-        if (check(k, &r->k[i].delta, 0, where, why, n) < 0)
+        if (check(k, &r->k[i].delta, 0, 0, where, why, n) < 0)
             return -1;
     }
-    return check(k, &r->total, 1, "the total", why, n);
+    return check(k, &r->total, 1, r->drained, "the total", why, n);
+}
+
+/* Conservative: 1 only when no request or reply is left anywhere, from an SM's queues and
+ * pending loads through the links, the interconnect, the L2 side's queues and MSHRs to the
+ * DRAM's queues (mem_part_busy). Serial, at the end of a run. */
+int sim_drained(sim *g)
+{
+    sim_sync_channels(g);
+    sim_sync_sms(g);
+    if (icnt_busy(g->net))
+        return 0;
+    /* (a reply phase A leaves in an inbox is taken by the SM's task of the same cycle) */
+    for (uint32_t s = 0; s < g->n_sm; s++)
+        if (sm_active(g->sm[s]))
+            return 0;
+    for (uint32_t c = 0; c < g->n_chan; c++)
+        if (mem_part_busy(g->part[c]))
+            return 0;
+    if (!g->windowed)
+        return 1;
+    for (uint32_t s = 0; s < g->n_sm; s++)
+        if (sim_bit_get(g->w.out_bits, s) || sim_bit_get(g->w.in_bits, s))
+            return 0;
+    for (uint32_t i = 0; i < g->n_sub_total; i++)
+        if (sim_bit_get(g->w.rep_bits, i) || sim_bit_get(g->w.req_bits, i))
+            return 0;
+    return 1;
 }

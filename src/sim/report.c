@@ -177,9 +177,13 @@ void sim_print_totals(FILE *f, const sim_result *r)
     fprintf(f, "\n# all kernels%s\n", r->stopped ? " (stopped early by max_cycles/max_insts)" : "");
     print_block(f, &r->total, &r->total, "total.");
     print_detail(f, &r->total, "total.");
-    if (r->ledger >= 0)
-        fprintf(f, "\n# ledger: %d identities between the units' statistics hold "
-                   "(docs/TIMING.md, \"The ledger\")\n", r->ledger);
+    if (r->ledger >= 0 && r->ledger_eq)
+        fprintf(f, "\n# ledger: %d identities between the units' statistics hold, the %d of a "
+                   "request's way as equalities: nothing was in flight at the end (docs/TIMING.md, "
+                   "\"The ledger\")\n", r->ledger, r->ledger_eq);
+    else if (r->ledger >= 0)
+        fprintf(f, "\n# ledger: %d identities between the units' statistics hold (docs/TIMING.md, "
+                   "\"The ledger\")\n", r->ledger);
     else
         fprintf(f, "\n# ledger: the statistics do not balance: %s\n", r->ledger_why);
 }
@@ -255,6 +259,7 @@ void sim_json_result(base_json *j, const sim_result *r)
     base_json_key(j, "ledger");
     base_json_obj_begin(j);
     base_json_kv_bool(j, "holds", r->ledger >= 0);
+    base_json_kv_bool(j, "drained", r->drained);
     if (r->ledger >= 0)
         base_json_kv_u64(j, "identities", (uint64_t)r->ledger);
     else

@@ -781,6 +781,7 @@ int sim_run(sim *g, const trace_list *l, sim_result *r, FILE *diag, FILE *progre
     g->rk = base_calloc(l->nkernels + 1, sizeof *g->rk);
     g->done_by_uid = base_calloc(l->nkernels + 2, sizeof *g->done_by_uid);
     int rc = run_parallel(g, e, diag);
+    r->drained = rc == 0 && sim_drained(g);
     if (progress)
         sim_progress(g, 1);
     sim_finish_kernels(g);
@@ -812,6 +813,9 @@ int sim_run(sim *g, const trace_list *l, sim_result *r, FILE *diag, FILE *progre
         stat_block_add(&r->per_chan_dram[i], dram_stats(mem_part_dram(g->part[i])));
     }
     if (rc == 0)
+    {
         r->ledger = sim_ledger_check(&g->k, r, r->ledger_why, sizeof r->ledger_why);
+        r->ledger_eq = r->drained ? sim_ledger_flows(&g->k) : 0;
+    }
     return rc;
 }

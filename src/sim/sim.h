@@ -80,6 +80,8 @@ typedef struct sim_result {
      * or -1 with the first that failed in ledger_why (a simulator bug) */
     int ledger;
     char ledger_why[400];
+    int drained;   /* nothing in flight at the end: the ledger's flows hold as equalities */
+    int ledger_eq; /* those flows (0 unless drained) */
     double wall_s;           /* not part of any deterministic output */
     uint64_t ff_cycles;      /* core cycles fast-forwarded (host-side figure, like wall_s) */
     uint64_t park_cycles;    /* SM cycles not run while parked (host-side figure) */
@@ -113,6 +115,8 @@ void sim_result_free(sim_result *r);
  * every kernel's segment and the total of r: the number that applied to the total, or -1
  * with the first that does not hold described in why. */
 int sim_ledger_check(const knobs *k, const sim_result *r, char *why, size_t n);
+/* Of those, the "<=" rules of a request's way, which hold as "=" in a drained run. */
+int sim_ledger_flows(const knobs *k);
 
 /* The statistics sets behind sim_totals (for printing). */
 void sim_totals_init(sim_totals *t);

@@ -430,6 +430,7 @@ int sim_kernels_advance(sim *g, base_err *e);  /* launches what may launch; 0 or
 int sim_issue_ctas(sim *g, base_err *e);
 void sim_retire(sim *g);
 int sim_all_done(const sim *g);
+int sim_drained(sim *g); /* ledger.c: nothing in flight anywhere (serial, at a run's end) */
 int sim_kernels_launching(const sim *g); /* a kernel with CTAs left is in its launch latency */
 int sim_kernel_pending_may_launch(const sim *g); /* the kernel waiting open may launch now */
 void sim_finish_kernels(sim *g);
