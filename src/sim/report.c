@@ -178,14 +178,14 @@ void sim_print_totals(FILE *f, const sim_result *r)
     print_block(f, &r->total, &r->total, "total.");
     print_detail(f, &r->total, "total.");
     if (r->ledger >= 0 && r->ledger_eq)
-        fprintf(f, "\n# ledger: %d identities between the units' statistics hold, the %d of a "
+        fprintf(f, "# ledger: %d identities between the units' statistics hold, the %d of a "
                    "request's way as equalities: nothing was in flight at the end (docs/TIMING.md, "
                    "\"The ledger\")\n", r->ledger, r->ledger_eq);
     else if (r->ledger >= 0)
-        fprintf(f, "\n# ledger: %d identities between the units' statistics hold (docs/TIMING.md, "
+        fprintf(f, "# ledger: %d identities between the units' statistics hold (docs/TIMING.md, "
                    "\"The ledger\")\n", r->ledger);
     else
-        fprintf(f, "\n# ledger: the statistics do not balance: %s\n", r->ledger_why);
+        fprintf(f, "# ledger: the statistics do not balance: %s\n", r->ledger_why);
 }
 
 /* ---- JSON --------------------------------------------------------------------------------- */
