@@ -52,6 +52,12 @@ TEST(stat_layout_reduce_and_write)
     stat_reduce(&total, units, 3);
     CHECK_EQ(stat_get(&total, "insts"), 60);
     CHECK_EQ(stat_get(&total, "mix"), 3);
+    CHECK_EQ(stat_get(&total, "mix[mem]"), 3); /* one bin by name */
+    CHECK_EQ(stat_get(&total, "mix[alu]"), 0);
+    CHECK_EQ(stat_bin_slot(&s, "mix[ctrl]"), s.slot[1] + 2);
+    CHECK_EQ(stat_bin_slot(&s, "mix[fp]"), -1);
+    CHECK_EQ(stat_bin_slot(&s, "insts[alu]"), -1); /* a counter has no bins */
+    CHECK_EQ(stat_bin_slot(&s, "mix[mem"), -1);
     CHECK_EQ(stat_get(&total, "cycles"), 60);
     CHECK(fabs(stat_ratio(&total, 3) - 1.0) < 1e-12);
 

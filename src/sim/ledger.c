@@ -8,7 +8,8 @@
  *
  * The rules are data, one per line, written as they read in the output: each side a sum of
  * terms "set.name" (a counter, a distribution's total, or "set.name[bin]"), optionally
- * scaled by a named factor of the configuration ("sched*sm.active_cycles"). Each rule says
+ * scaled by a named factor of the configuration ("sched*sm.active_cycles"), decoded into
+ * slot ranges once a run (a trace of many kernels checks each one). Each rule says
  * where it holds:
  *   - every kernel's segment and the total: one unit counts the event both ways at the same
  *     moment, so the identity holds at every instant and hence for any difference of two;
@@ -89,66 +90,113 @@ static uint64_t factor(const knobs *k, const char *name, size_t len)
     base_panic("ledger: no factor %.*s", (int)len, name);
 }
 
-static const stat_block *block(const sim_totals *t, const char *name, size_t len)
+enum { S_SM, S_L1D, S_L2, S_DRAM, S_ICNT, S_MEM, S_N };
+static const char *const SETS[S_N] = {"sm", "l1d", "l2", "dram", "icnt", "mem"};
+
+static const stat_block *block(const sim_totals *t, int set)
 {
-    const struct { const char *n; const stat_block *b; } s[] = {
-        {"sm", &t->sm}, {"l1d", &t->l1d}, {"l2", &t->l2},
-        {"dram", &t->dram}, {"icnt", &t->icnt}, {"mem", &t->part},
-    };
-    for (size_t i = 0; i < BASE_ARRAY_LEN(s); i++)
-        if (strlen(s[i].n) == len && !strncmp(s[i].n, name, len))
-            return s[i].b;
-    base_panic("ledger: no statistics set %.*s", (int)len, name);
+    const stat_block *b[S_N] = {&t->sm, &t->l1d, &t->l2, &t->dram, &t->icnt, &t->part};
+    return b[set];
 }
 
-/* One term, "[factor*]set.name", of length len. */
-static uint64_t term(const knobs *k, const sim_totals *t, const char *p, size_t len)
+#define MAX_TERMS 6
+
+/* A rule decoded once a run: each term a set, a slot range (a counter, a bin, or a
+ * distribution's bins) and a factor; terms [0, nl) on the left. */
+typedef struct term {
+    uint8_t set;
+    int slot, nslots;
+    uint64_t f;
+} term;
+
+typedef struct decoded {
+    const rule *r;
+    int le; /* "<=" */
+    int nl, n;
+    term t[MAX_TERMS];
+} decoded;
+
+/* The term "[factor*]set.name" of length len; sets as in t (any segment: same layout). */
+static term decode_term(const knobs *k, const sim_totals *t, const char *p, size_t len)
 {
-    uint64_t f = 1;
+    term x = {0, 0, 1, 1};
     const char *star = memchr(p, '*', len);
     if (star) {
-        f = factor(k, p, (size_t)(star - p));
+        x.f = factor(k, p, (size_t)(star - p));
         len -= (size_t)(star + 1 - p);
         p = star + 1;
     }
     const char *dot = memchr(p, '.', len);
-    if (!dot)
-        base_panic("ledger: term %.*s names no set", (int)len, p);
+    size_t n = dot ? len - (size_t)(dot + 1 - p) : 0;
     char name[64];
-    size_t n = len - (size_t)(dot + 1 - p);
-    if (n >= sizeof name)
-        base_panic("ledger: term %.*s too long", (int)len, p);
+    if (!dot || n >= sizeof name)
+        base_panic("ledger: bad term %.*s", (int)len, p);
     memcpy(name, dot + 1, n);
     name[n] = 0;
-    return f * stat_get(block(t, p, (size_t)(dot - p)), name);
+    while (x.set < S_N && (strlen(SETS[x.set]) != (size_t)(dot - p) ||
+                           strncmp(SETS[x.set], p, (size_t)(dot - p))))
+        x.set++;
+    if (x.set == S_N)
+        base_panic("ledger: no statistics set in %.*s", (int)len, p);
+    const stat_set *s = block(t, x.set)->set;
+    int d = stat_find(s, name);
+    if (d >= 0 && s->descs[d].type != STAT_T_RATIO) {
+        x.slot = s->slot[d];
+        x.nslots = s->descs[d].type == STAT_T_DIST ? s->descs[d].nbins : 1;
+    } else {
+        x.slot = stat_bin_slot(s, name); /* "name[bin]" */
+        if (x.slot < 0)
+            base_panic("ledger: no statistic %s.%s", SETS[x.set], name);
+    }
+    return x;
 }
 
-/* The sum of the terms in [p, end), separated by " + ". */
-static uint64_t side(const knobs *k, const sim_totals *t, const char *p, const char *end)
+/* Terms of [p, end), separated by " + ", appended to d. */
+static void decode_side(const knobs *k, const sim_totals *t, decoded *d, const char *p,
+                        const char *end)
 {
-    uint64_t sum = 0;
     for (;;) {
         const char *plus = strstr(p, " + ");
         const char *e = plus && plus < end ? plus : end;
-        sum += term(k, t, p, (size_t)(e - p));
+        if (d->n == MAX_TERMS)
+            base_panic("ledger: rule \"%s\" has too many terms", d->r->text);
+        d->t[d->n++] = decode_term(k, t, p, (size_t)(e - p));
         if (e == end)
-            return sum;
+            return;
         p = e + 3;
     }
 }
 
-/* Whether rule r holds on t; its two sides in *l and *r. */
-/* Whether rule ru holds on t (its "<=" as "=" with eq); its two sides in *l and *r. */
-static int holds(const knobs *k, const sim_totals *t, const rule *ru, int eq, uint64_t *l,
-                 uint64_t *r)
+static void decode(const knobs *k, const sim_totals *t, const rule *r, decoded *d)
 {
-    const char *s = ru->text, *op = strstr(s, " = "), *le = strstr(s, " <= ");
+    const char *s = r->text, *op = strstr(s, " = "), *le = strstr(s, " <= ");
     const char *mid = op ? op : le;
     if (!mid)
         base_panic("ledger: rule \"%s\" has no = or <=", s);
-    *l = side(k, t, s, mid);
-    *r = side(k, t, mid + (op ? 3 : 4), s + strlen(s));
-    return op || eq ? *l == *r : *l <= *r;
+    d->r = r;
+    d->le = !op;
+    d->n = 0;
+    decode_side(k, t, d, s, mid);
+    d->nl = d->n;
+    decode_side(k, t, d, mid + (op ? 3 : 4), s + strlen(s));
+}
+
+static uint64_t value(const sim_totals *t, const term *x)
+{
+    const uint64_t *v = block(t, x->set)->v + x->slot;
+    uint64_t sum = 0;
+    for (int i = 0; i < x->nslots; i++)
+        sum += v[i];
+    return x->f * sum;
+}
+
+/* Whether d holds on t (its "<=" as "=" with eq); its two sides in *l and *r. */
+static int holds(const sim_totals *t, const decoded *d, int eq, uint64_t *l, uint64_t *r)
+{
+    *l = *r = 0;
+    for (int i = 0; i < d->n; i++)
+        *(i < d->nl ? l : r) += value(t, &d->t[i]);
+    return d->le && !eq ? *l <= *r : *l == *r;
 }
 
 static int applies(const knobs *k, const rule *r, int total)
@@ -157,20 +205,20 @@ static int applies(const knobs *k, const rule *r, int total)
            (total || !(r->when & L_TOTAL));
 }
 
-/* Rules that apply to t (the total or, with total = 0, a kernel's segment; drained: the
- * flows as equalities), or -1 with the first that fails described in why. */
-static int check(const knobs *k, const sim_totals *t, int total, int drained, const char *where,
-                 char *why, size_t n)
+/* The rules of d[0, n) that apply to t (the total or, with total = 0, a kernel's segment;
+ * drained: the flows as equalities), or -1 with the first that fails described in why. */
+static int check(const knobs *k, const decoded *d, size_t n, const sim_totals *t, int total,
+                 int drained, const char *where, char *why, size_t wn)
 {
     int used = 0;
-    for (size_t i = 0; i < BASE_ARRAY_LEN(RULES); i++) {
+    for (size_t i = 0; i < n; i++) {
         uint64_t l, r;
-        if (!applies(k, &RULES[i], total))
+        if (!applies(k, d[i].r, total))
             continue;
         used++;
-        int eq = drained && (RULES[i].when & L_FLOW);
-        if (!holds(k, t, &RULES[i], eq, &l, &r)) {
-            snprintf(why, n, "%s: %s does not hold%s (%llu against %llu)", where, RULES[i].text,
+        int eq = drained && (d[i].r->when & L_FLOW);
+        if (!holds(t, &d[i], eq, &l, &r)) {
+            snprintf(why, wn, "%s: %s does not hold%s (%llu against %llu)", where, d[i].r->text,
                      eq ? " as an equality (nothing was in flight at the end)" : "",
                      (unsigned long long)l, (unsigned long long)r);
             return -1;
@@ -189,13 +237,16 @@ int sim_ledger_flows(const knobs *k)
 
 int sim_ledger_check(const knobs *k, const sim_result *r, char *why, size_t n)
 {
+    decoded d[BASE_ARRAY_LEN(RULES)];
+    for (size_t i = 0; i < BASE_ARRAY_LEN(RULES); i++)
+        decode(k, &r->total, &RULES[i], &d[i]);
     char where[160];
     for (size_t i = 0; i < r->nk; i++) {
         snprintf(where, sizeof where, "kernel %u (%s)", r->k[i].uid, r->k[i].name);
-        if (check(k, &r->k[i].delta, 0, 0, where, why, n) < 0)
+        if (check(k, d, BASE_ARRAY_LEN(RULES), &r->k[i].delta, 0, 0, where, why, n) < 0)
             return -1;
     }
-    return check(k, &r->total, 1, r->drained, "the total", why, n);
+    return check(k, d, BASE_ARRAY_LEN(RULES), &r->total, 1, r->drained, "the total", why, n);
 }
 
 /* Conservative: 1 only when no request or reply is left anywhere, from an SM's queues and

@@ -90,8 +90,7 @@ void stat_reduce(stat_block *dst, const stat_block *units, size_t n)
         stat_block_add(dst, &units[i]);
 }
 
-/* "name[bin]": the bin's slot, or -1 */
-static int bin_slot(const stat_set *s, const char *name)
+int stat_bin_slot(const stat_set *s, const char *name)
 {
     const char *open = strchr(name, '['), *close = strrchr(name, ']');
     if (!open || !close || close[1] || close < open)
@@ -112,7 +111,7 @@ uint64_t stat_get(const stat_block *b, const char *name)
 {
     int i = stat_find(b->set, name);
     if (i < 0) {
-        int k = bin_slot(b->set, name);
+        int k = stat_bin_slot(b->set, name);
         if (k < 0)
             base_panic("stat %s.%s does not exist", b->set->name, name);
         return b->v[k];

@@ -49,6 +49,7 @@ void stat_set_free(stat_set *s);
  * and returns the set. Call it from serial setup code before any thread uses the set. */
 const stat_set *stat_set_lazy(stat_set *s);
 int stat_find(const stat_set *s, const char *name); /* desc index or -1 */
+int stat_bin_slot(const stat_set *s, const char *name); /* "name[bin]": its slot, or -1 */
 
 void stat_block_init(stat_block *b, const stat_set *s);
 void stat_block_free(stat_block *b);
