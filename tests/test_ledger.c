@@ -64,6 +64,18 @@ TEST(ledger_holds_on_line_caches)
     all_samples("titanx", kv, 29, 14);
 }
 
+/* Caches that reserve no line on a miss (Pascal's streaming L1D with global loads cached in
+ * it, an allocate-on-fill L1D): a request that merges into a pending MSHR entry is a miss, not
+ * a hit_reserved (randsweep trial 58114 of session 59, stencil2d on the P100 preset with
+ * gmem_skip_l1d=0: 33,312 merges and no hit_reserved broke "mshr_hits <= hit_reserved") */
+TEST(ledger_holds_on_caches_that_reserve_nothing)
+{
+    const char *streaming[] = {"gmem_skip_l1d", "0", "l1t_enabled", "0", NULL};
+    all_samples("p100", streaming, 29, 14);
+    const char *on_fill[] = {"l1d_alloc", "on_fill", NULL};
+    all_samples("gtx480", on_fill, 29, 14);
+}
+
 TEST(ledger_holds_without_caches)
 {
     const char *no_l1d[] = {"l1d_enabled", "0", NULL};

@@ -29,6 +29,9 @@ enum {
     L_L2 = 2,    /* the sub-partitions have an L2 */
     L_TOTAL = 4, /* the run's total only */
     L_FLOW = 8,  /* a "<=" of a request's way: "=" when nothing was in flight at the end */
+    /* the cache reserves a line on a miss (alloc on_miss), so a merge into an MSHR entry is
+     * a hit_reserved; on_fill and streaming reserve nothing, and a merge is a miss */
+    L_L1D_RESV = 16, L_L1D_NORESV = 32, L_L2_RESV = 64, L_L2_NORESV = 128,
 };
 
 typedef struct rule {
@@ -41,12 +44,14 @@ static const rule RULES[] = {
     {L_L1D, "l1d.accesses = l1d.hits + l1d.hit_reserved + l1d.misses"},
     {L_L1D, "l1d.accesses = l1d.read_accesses + l1d.write_accesses"},
     {L_L1D, "l1d.misses = l1d.read_misses + l1d.write_misses"},
-    {L_L1D, "l1d.mshr_hits <= l1d.hit_reserved"}, /* a write on a pending line merges not */
+    {L_L1D | L_L1D_RESV, "l1d.mshr_hits <= l1d.hit_reserved"}, /* a write on one: no merge */
+    {L_L1D | L_L1D_NORESV, "l1d.mshr_hits <= l1d.misses"},
     {L_L1D, "l1d.res_fails = l1d.res_fail_reason"},
     {L_L2, "l2.accesses = l2.hits + l2.hit_reserved + l2.misses"},
     {L_L2, "l2.accesses = l2.read_accesses + l2.write_accesses"},
     {L_L2, "l2.misses = l2.read_misses + l2.write_misses"},
-    {L_L2, "l2.mshr_hits <= l2.hit_reserved"}, /* a write on a pending line merges not */
+    {L_L2 | L_L2_RESV, "l2.mshr_hits <= l2.hit_reserved"}, /* a write on one: no merge */
+    {L_L2 | L_L2_NORESV, "l2.mshr_hits <= l2.misses"},
     {L_L2, "l2.res_fails = l2.res_fail_reason"},
     {0, "sm.issue = sched*sm.active_cycles"},
     {0, "sm.issue[issued] = sm.warp_insts"},
@@ -201,8 +206,12 @@ static int holds(const sim_totals *t, const decoded *d, int eq, uint64_t *l, uin
 
 static int applies(const knobs *k, const rule *r, int total)
 {
-    return (!(r->when & L_L1D) || k->l1d_enabled) && (!(r->when & L_L2) || k->l2_enabled) &&
-           (total || !(r->when & L_TOTAL));
+    unsigned w = r->when;
+    int resv1 = k->l1d_alloc == 0, resv2 = k->l2_alloc == 0; /* knob *_alloc: on_miss|... */
+    return (!(w & L_L1D) || k->l1d_enabled) && (!(w & L_L2) || k->l2_enabled) &&
+           (total || !(w & L_TOTAL)) && !((w & L_L1D_RESV) && !resv1) &&
+           !((w & L_L1D_NORESV) && resv1) && !((w & L_L2_RESV) && !resv2) &&
+           !((w & L_L2_NORESV) && resv2);
 }
 
 /* The rules of d[0, n) that apply to t (the total or, with total = 0, a kernel's segment;
