@@ -152,6 +152,25 @@ TEST(ledger_reports_the_broken_identity)
     CHECK_EQ(sim_ledger_check(&c.v, &r, why, sizeof why), 29);
     sm->v[rq]--;
 
+    /* a count credited to the wrong unit: the totals balance, the two SMs do not */
+    stat_block *l1 = &r.per_sm_l1d[0], *l1b = &r.per_sm_l1d[1];
+    int miss = l1->set->slot[stat_find(l1->set, "misses")];
+    CHECK(l1->v[miss] > 0);
+    l1->v[miss]--;
+    l1b->v[miss]++;
+    CHECK_EQ(sim_ledger_check(&c.v, &r, why, sizeof why), -1);
+    CHECK_HAS(why, "SM 0: l1d.accesses = l1d.hits + l1d.hit_reserved + l1d.misses does not hold");
+    l1->v[miss]++;
+    l1b->v[miss]--;
+    stat_block *ch = &r.per_chan_dram[3];
+    ch->v[ch->set->slot[stat_find(ch->set, "reads")]]++;
+    CHECK_EQ(sim_ledger_check(&c.v, &r, why, sizeof why), -1);
+    CHECK_HAS(why, "DRAM channel 3: dram.accesses = dram.reads + dram.writes does not hold");
+    ch->v[ch->set->slot[stat_find(ch->set, "reads")]]--;
+    CHECK_EQ(sim_ledger_check(&c.v, &r, why, sizeof why), 29);
+    /* 46 SMs x 7 (sm 2, l1d 5), 32 L2 slices x 5, 16 DRAM channels x 1 */
+    CHECK_EQ(r.ledger_units, 46 * 7 + 32 * 5 + 16);
+
     /* a scaled term: the issue slots are schedulers x active cycles */
     c.v.schedulers_per_sm++;
     CHECK_EQ(sim_ledger_check(&c.v, &r, why, sizeof why), -1);
@@ -168,9 +187,11 @@ TEST(ledger_in_the_run_outputs)
     test_proc p = test_lockstep("run samples/synth/vectoradd --stats-json=%s", json);
     CHECK_EQ(p.status, 0);
     CHECK_HAS(p.out, "\n# ledger: 29 identities between the units' statistics hold");
+    CHECK_HAS(p.out, "and 498 on single SMs, L2 slices and DRAM channels");
     char *j = test_read_file(json, NULL);
     CHECK_HAS(j, "\"ledger\": {");
     CHECK_HAS(j, "\"holds\": true,");
     CHECK_HAS(j, "\"identities\": 29");
+    CHECK_HAS(j, "\"unit_checks\": 498");
     free(j);
 }

@@ -116,7 +116,8 @@ typedef struct term {
 
 typedef struct decoded {
     const rule *r;
-    int le; /* "<=" */
+    int le;        /* "<=" */
+    unsigned sets; /* a bit per set its terms name */
     int nl, n;
     term t[MAX_TERMS];
 } decoded;
@@ -165,7 +166,8 @@ static void decode_side(const knobs *k, const sim_totals *t, decoded *d, const c
         const char *e = plus && plus < end ? plus : end;
         if (d->n == MAX_TERMS)
             base_panic("ledger: rule \"%s\" has too many terms", d->r->text);
-        d->t[d->n++] = decode_term(k, t, p, (size_t)(e - p));
+        d->t[d->n] = decode_term(k, t, p, (size_t)(e - p));
+        d->sets |= 1u << d->t[d->n++].set;
         if (e == end)
             return;
         p = e + 3;
@@ -180,6 +182,7 @@ static void decode(const knobs *k, const sim_totals *t, const rule *r, decoded *
         base_panic("ledger: rule \"%s\" has no = or <=", s);
     d->r = r;
     d->le = !op;
+    d->sets = 0;
     d->n = 0;
     decode_side(k, t, d, s, mid);
     d->nl = d->n;
@@ -214,15 +217,16 @@ static int applies(const knobs *k, const rule *r, int total)
            !((w & L_L2_NORESV) && resv2);
 }
 
-/* The rules of d[0, n) that apply to t (the total or, with total = 0, a kernel's segment;
- * drained: the flows as equalities), or -1 with the first that fails described in why. */
+/* The rules of d[0, n) that apply to t (the total or, with total = 0, a kernel's segment or
+ * one unit's blocks) and name only sets in `sets`; drained: the flows as equalities. Their
+ * number, or -1 with the first that fails described in why. */
 static int check(const knobs *k, const decoded *d, size_t n, const sim_totals *t, int total,
-                 int drained, const char *where, char *why, size_t wn)
+                 int drained, unsigned sets, const char *where, char *why, size_t wn)
 {
     int used = 0;
     for (size_t i = 0; i < n; i++) {
         uint64_t l, r;
-        if (!applies(k, d[i].r, total))
+        if (!applies(k, d[i].r, total) || (d[i].sets & ~sets))
             continue;
         used++;
         int eq = drained && (d[i].r->when & L_FLOW);
@@ -244,18 +248,54 @@ int sim_ledger_flows(const knobs *k)
     return n;
 }
 
-int sim_ledger_check(const knobs *k, const sim_result *r, char *why, size_t n)
+#define ALL_SETS ((1u << S_N) - 1)
+
+/* A unit's own rules on its cumulative blocks: each SM's (its sm and l1d sets), L2 slice's
+ * and DRAM channel's, which a count credited to the wrong unit breaks though the totals
+ * balance. Their number in all, or -1 as check. */
+static int check_units(const knobs *k, const decoded *d, size_t n, const sim_result *r,
+                       char *why, size_t wn)
+{
+    sim_totals v = r->total; /* a view: one unit's blocks in place of the totals' */
+    char where[64];
+    int used = 0, u;
+    for (uint32_t i = 0; i < r->n_sm; i++, used += u) {
+        v.sm = r->per_sm[i];
+        v.l1d = r->per_sm_l1d[i];
+        snprintf(where, sizeof where, "SM %u", i);
+        if ((u = check(k, d, n, &v, 0, 0, 1u << S_SM | 1u << S_L1D, where, why, wn)) < 0)
+            return -1;
+    }
+    for (uint32_t i = 0; i < r->n_sub; i++, used += u) {
+        v.l2 = r->per_sub_l2[i];
+        snprintf(where, sizeof where, "L2 slice %u", i);
+        if ((u = check(k, d, n, &v, 0, 0, 1u << S_L2, where, why, wn)) < 0)
+            return -1;
+    }
+    for (uint32_t i = 0; i < r->n_chan; i++, used += u) {
+        v.dram = r->per_chan_dram[i];
+        snprintf(where, sizeof where, "DRAM channel %u", i);
+        if ((u = check(k, d, n, &v, 0, 0, 1u << S_DRAM, where, why, wn)) < 0)
+            return -1;
+    }
+    return used;
+}
+
+int sim_ledger_check(const knobs *k, sim_result *r, char *why, size_t n)
 {
     decoded d[BASE_ARRAY_LEN(RULES)];
-    for (size_t i = 0; i < BASE_ARRAY_LEN(RULES); i++)
+    size_t nd = BASE_ARRAY_LEN(RULES);
+    for (size_t i = 0; i < nd; i++)
         decode(k, &r->total, &RULES[i], &d[i]);
     char where[160];
     for (size_t i = 0; i < r->nk; i++) {
         snprintf(where, sizeof where, "kernel %u (%s)", r->k[i].uid, r->k[i].name);
-        if (check(k, d, BASE_ARRAY_LEN(RULES), &r->k[i].delta, 0, 0, where, why, n) < 0)
+        if (check(k, d, nd, &r->k[i].delta, 0, 0, ALL_SETS, where, why, n) < 0)
             return -1;
     }
-    return check(k, d, BASE_ARRAY_LEN(RULES), &r->total, 1, r->drained, "the total", why, n);
+    if ((r->ledger_units = check_units(k, d, nd, r, why, n)) < 0)
+        return -1;
+    return check(k, d, nd, &r->total, 1, r->drained, ALL_SETS, "the total", why, n);
 }
 
 /* Conservative: 1 only when no request or reply is left anywhere, from an SM's queues and

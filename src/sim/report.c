@@ -179,11 +179,13 @@ void sim_print_totals(FILE *f, const sim_result *r)
     print_detail(f, &r->total, "total.");
     if (r->ledger >= 0 && r->ledger_eq)
         fprintf(f, "# ledger: %d identities between the units' statistics hold, the %d of a "
-                   "request's way as equalities: nothing was in flight at the end (docs/TIMING.md, "
-                   "\"The ledger\")\n", r->ledger, r->ledger_eq);
+                   "request's way as equalities (nothing was in flight at the end), and %d on "
+                   "single SMs, L2 slices and DRAM channels (docs/TIMING.md, \"The ledger\")\n",
+                r->ledger, r->ledger_eq, r->ledger_units);
     else if (r->ledger >= 0)
-        fprintf(f, "# ledger: %d identities between the units' statistics hold (docs/TIMING.md, "
-                   "\"The ledger\")\n", r->ledger);
+        fprintf(f, "# ledger: %d identities between the units' statistics hold, and %d on single "
+                   "SMs, L2 slices and DRAM channels (docs/TIMING.md, \"The ledger\")\n",
+                r->ledger, r->ledger_units);
     else
         fprintf(f, "# ledger: the statistics do not balance: %s\n", r->ledger_why);
 }
@@ -260,8 +262,10 @@ void sim_json_result(base_json *j, const sim_result *r)
     base_json_obj_begin(j);
     base_json_kv_bool(j, "holds", r->ledger >= 0);
     base_json_kv_bool(j, "drained", r->drained);
-    if (r->ledger >= 0)
+    if (r->ledger >= 0) {
         base_json_kv_u64(j, "identities", (uint64_t)r->ledger);
+        base_json_kv_u64(j, "unit_checks", (uint64_t)r->ledger_units);
+    }
     else
         base_json_kv_str(j, "failed", r->ledger_why);
     base_json_obj_end(j);

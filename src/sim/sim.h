@@ -82,6 +82,7 @@ typedef struct sim_result {
     char ledger_why[400];
     int drained;   /* nothing in flight at the end: the ledger's flows hold as equalities */
     int ledger_eq; /* those flows (0 unless drained) */
+    int ledger_units; /* checks of a unit's own identities on its blocks (SMs, slices, channels) */
     double wall_s;           /* not part of any deterministic output */
     uint64_t ff_cycles;      /* core cycles fast-forwarded (host-side figure, like wall_s) */
     uint64_t park_cycles;    /* SM cycles not run while parked (host-side figure) */
@@ -112,9 +113,10 @@ void sim_free(sim *g);
 int sim_run(sim *g, const trace_list *l, sim_result *r, FILE *diag, FILE *progress, base_err *e);
 void sim_result_free(sim_result *r);
 /* The identities between the statistics of different units (docs/TIMING.md "The ledger") on
- * every kernel's segment and the total of r: the number that applied to the total, or -1
- * with the first that does not hold described in why. */
-int sim_ledger_check(const knobs *k, const sim_result *r, char *why, size_t n);
+ * every kernel's segment, every SM's, L2 slice's and DRAM channel's own blocks (their count
+ * in r->ledger_units) and the total of r: the number that applied to the total, or -1 with
+ * the first that does not hold described in why. */
+int sim_ledger_check(const knobs *k, sim_result *r, char *why, size_t n);
 /* Of those, the "<=" rules of a request's way, which hold as "=" in a drained run. */
 int sim_ledger_flows(const knobs *k);
 
