@@ -252,6 +252,8 @@ const cli_cmd cli_cmd_run = {
     "memcpy runs in list order; statistics are printed per kernel and in total under\n"
     "Accel-Sim's names. --threads=N runs the per-SM phase on N OpenMP threads; the results do\n"
     "not depend on N. A run that stops making progress ends with exit code 1 and a diagnosis\n"
-    "of what every warp and queue waits for.",
+    "of what every warp and queue waits for. At the end the statistics are checked against\n"
+    "each other (docs/TIMING.md, \"The ledger\"); a run whose statistics do not balance prints\n"
+    "them, names the rule that failed and ends with exit code 1.",
     OPTS, 1, 0, 1, run, 0, NULL,
 };
