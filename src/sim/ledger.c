@@ -29,9 +29,11 @@ enum {
     L_L2 = 2,    /* the sub-partitions have an L2 */
     L_TOTAL = 4, /* the run's total only */
     L_FLOW = 8,  /* a "<=" of a request's way: "=" when nothing was in flight at the end */
-    /* the cache reserves a line on a miss (alloc on_miss), so a merge into an MSHR entry is
-     * a hit_reserved; on_fill and streaming reserve nothing, and a merge is a miss */
-    L_L1D_RESV = 16, L_L1D_NORESV = 32, L_L2_RESV = 64, L_L2_NORESV = 128,
+    /* the rule's cache (L_L1D or L_L2) reserves a line on a miss (alloc on_miss), so a merge
+     * into an MSHR entry is a hit_reserved; or (on_fill, streaming) it reserves nothing, and
+     * a merge is a miss */
+    L_RESV = 16,
+    L_NORESV = 32,
 };
 
 typedef struct rule {
@@ -44,14 +46,14 @@ static const rule RULES[] = {
     {L_L1D, "l1d.accesses = l1d.hits + l1d.hit_reserved + l1d.misses"},
     {L_L1D, "l1d.accesses = l1d.read_accesses + l1d.write_accesses"},
     {L_L1D, "l1d.misses = l1d.read_misses + l1d.write_misses"},
-    {L_L1D | L_L1D_RESV, "l1d.mshr_hits <= l1d.hit_reserved"}, /* a write on one: no merge */
-    {L_L1D | L_L1D_NORESV, "l1d.mshr_hits <= l1d.misses"},
+    {L_L1D | L_RESV, "l1d.mshr_hits <= l1d.hit_reserved"}, /* a write on one: no merge */
+    {L_L1D | L_NORESV, "l1d.mshr_hits <= l1d.misses"},
     {L_L1D, "l1d.res_fails = l1d.res_fail_reason"},
     {L_L2, "l2.accesses = l2.hits + l2.hit_reserved + l2.misses"},
     {L_L2, "l2.accesses = l2.read_accesses + l2.write_accesses"},
     {L_L2, "l2.misses = l2.read_misses + l2.write_misses"},
-    {L_L2 | L_L2_RESV, "l2.mshr_hits <= l2.hit_reserved"}, /* a write on one: no merge */
-    {L_L2 | L_L2_NORESV, "l2.mshr_hits <= l2.misses"},
+    {L_L2 | L_RESV, "l2.mshr_hits <= l2.hit_reserved"}, /* a write on one: no merge */
+    {L_L2 | L_NORESV, "l2.mshr_hits <= l2.misses"},
     {L_L2, "l2.res_fails = l2.res_fail_reason"},
     {0, "sm.issue = sched*sm.active_cycles"},
     {0, "sm.issue[issued] = sm.warp_insts"},
@@ -210,11 +212,10 @@ static int holds(const sim_totals *t, const decoded *d, int eq, uint64_t *l, uin
 static int applies(const knobs *k, const rule *r, int total)
 {
     unsigned w = r->when;
-    int resv1 = k->l1d_alloc == 0, resv2 = k->l2_alloc == 0; /* knob *_alloc: on_miss|... */
+    int alloc = (w & L_L1D) ? k->l1d_alloc : k->l2_alloc; /* knob *_alloc: on_miss|... */
     return (!(w & L_L1D) || k->l1d_enabled) && (!(w & L_L2) || k->l2_enabled) &&
-           (total || !(w & L_TOTAL)) && !((w & L_L1D_RESV) && !resv1) &&
-           !((w & L_L1D_NORESV) && resv1) && !((w & L_L2_RESV) && !resv2) &&
-           !((w & L_L2_NORESV) && resv2);
+           (total || !(w & L_TOTAL)) && !((w & L_RESV) && alloc != 0) &&
+           !((w & L_NORESV) && alloc == 0);
 }
 
 /* The rules of d[0, n) that apply to t (the total or, with total = 0, a kernel's segment or
@@ -238,14 +239,6 @@ static int check(const knobs *k, const decoded *d, size_t n, const sim_totals *t
         }
     }
     return used;
-}
-
-int sim_ledger_flows(const knobs *k)
-{
-    int n = 0;
-    for (size_t i = 0; i < BASE_ARRAY_LEN(RULES); i++)
-        n += (RULES[i].when & L_FLOW) && applies(k, &RULES[i], 1);
-    return n;
 }
 
 #define ALL_SETS ((1u << S_N) - 1)
@@ -295,6 +288,9 @@ int sim_ledger_check(const knobs *k, sim_result *r, char *why, size_t n)
     }
     if ((r->ledger_units = check_units(k, d, nd, r, why, n)) < 0)
         return -1;
+    r->ledger_eq = 0;
+    for (size_t i = 0; i < nd && r->drained; i++)
+        r->ledger_eq += (RULES[i].when & L_FLOW) && applies(k, &RULES[i], 1);
     return check(k, d, nd, &r->total, 1, r->drained, ALL_SETS, "the total", why, n);
 }
 

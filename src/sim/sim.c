@@ -812,9 +812,7 @@ int sim_run(sim *g, const trace_list *l, sim_result *r, FILE *diag, FILE *progre
         stat_block_init(&r->per_chan_dram[i], dram_stats_set());
         stat_block_add(&r->per_chan_dram[i], dram_stats(mem_part_dram(g->part[i])));
     }
-    if (rc == 0) {
+    if (rc == 0)
         r->ledger = sim_ledger_check(&g->k, r, r->ledger_why, sizeof r->ledger_why);
-        r->ledger_eq = r->drained ? sim_ledger_flows(&g->k) : 0;
-    }
     return rc;
 }

@@ -114,11 +114,10 @@ int sim_run(sim *g, const trace_list *l, sim_result *r, FILE *diag, FILE *progre
 void sim_result_free(sim_result *r);
 /* The identities between the statistics of different units (docs/TIMING.md "The ledger") on
  * every kernel's segment, every SM's, L2 slice's and DRAM channel's own blocks (their count
- * in r->ledger_units) and the total of r: the number that applied to the total, or -1 with
- * the first that does not hold described in why. */
+ * in r->ledger_units) and the total of r (with r->drained, the flows as equalities: their
+ * count in r->ledger_eq): the number that applied to the total, or -1 with the first that
+ * does not hold described in why. */
 int sim_ledger_check(const knobs *k, sim_result *r, char *why, size_t n);
-/* Of those, the "<=" rules of a request's way, which hold as "=" in a drained run. */
-int sim_ledger_flows(const knobs *k);
 
 /* The statistics sets behind sim_totals (for printing). */
 void sim_totals_init(sim_totals *t);
