@@ -31,6 +31,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 enum { MAX_THREADS = 32, MAX_EXTRA = 32, MAX_ARGV = 64, MAX_NOTES = 32, NOTE_LEN = 320 };
 enum { CFG_LEN = PATH_MAX + 64, LABEL_LEN = 128 };
@@ -321,9 +324,11 @@ static void usage(FILE *f)
         "\n"
         "Every round also times the host's pace (under the table; the JSON's host_pace): one\n"
         "dependent load over random 2, 8 and 64 MB working sets, an iteration of six\n"
-        "independent ALU chains (the share of the physical core this one gets) and one of a\n"
-        "multiply chain (the clock). A shared host is faster in some minutes than in others,\n"
-        "and the rows move with it.\n");
+        "independent ALU chains (the share of the physical core this one gets), one of a\n"
+        "multiply chain (the clock), a CPUID instruction (a trip to the hypervisor in a\n"
+        "virtual machine, and the C library runs dozens as every process starts) and the\n"
+        "start-up floor (the CPU time of `lockstep --version`: no row costs less). A shared\n"
+        "host is faster in some minutes than in others, and the rows move with it.\n");
 }
 
 static int parse_threads(struct opts *o, const char *list)
@@ -1060,8 +1065,8 @@ static double round_trip_ns(const struct bench *b)
  * sibling hardware thread the guest cannot see). Printed per round under the
  * table: they say what the host gave in the minutes of the table. They do not time any one
  * run: the pace changes within a second (session 58, bench/README.md). */
-enum { PACE_SIZES = 3, PACE_LOADS = 1 << 20, PACE_ALU = PACE_SIZES, PACE_CLOCK, PACE_N,
-       PACE_ITERS = 50000000 };
+enum { PACE_SIZES = 3, PACE_LOADS = 1 << 20, PACE_ALU = PACE_SIZES, PACE_CLOCK, PACE_CPUID,
+       PACE_START, PACE_N, PACE_ITERS = 50000000, PACE_CPUIDS = 200, PACE_STARTS = 9 };
 static const size_t pace_kb[PACE_SIZES] = {2048, 8192, 65536};
 
 static double chase_ns(size_t kb)
@@ -1130,6 +1135,43 @@ static void core_ns(double *alu, double *clock)
     *clock = (t2 - t1) / PACE_ITERS * 1e9;
 }
 
+/* One CPUID instruction, in microseconds (NAN off x86). In a virtual machine it is a trip to
+ * the hypervisor: 11.4 us each on session 60's Intel guest, where the C library's start-up
+ * runs 68 of them (glibc 2.36 reads the cache sizes from leaves 2 and 4, one query at a time)
+ * before main, static binary or dynamic: 0.78 ms of CPU in every process, a third of a small
+ * trace's run (bench/README.md, "Session 60"). */
+static double cpuid_us(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    double t0 = thread_cpu_s();
+    for (int i = 0; i < PACE_CPUIDS; i++) {
+        __cpuid_count(4, (unsigned)i & 3u, a, b, c, d);
+        __asm__ volatile("" : "+r"(a), "+r"(b), "+r"(c), "+r"(d));
+    }
+    return (thread_cpu_s() - t0) / PACE_CPUIDS * 1e6;
+#else
+    return NAN;
+#endif
+}
+
+/* The start-up floor: the median CPU time (ms) of `lockstep --version`, a process that starts,
+ * prints one line and exits. No run of any workload costs less; a row whose CPU time is
+ * near it is mostly process start-up, not simulation. */
+static double startup_ms(struct bench *b)
+{
+    char *argv[] = {(char *)b->o.bin, "--version", NULL};
+    double v[PACE_STARTS];
+    int n = 0;
+    for (int i = 0; i < PACE_STARTS; i++) {
+        struct sample s;
+        int st = run_child(argv, b->out_path, b->err_path, &s);
+        if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+            v[n++] = (s.user + s.sys) * 1e3;
+    }
+    return n ? median(v, n) : NAN;
+}
+
 /* In a child of its own: a child run's peak RSS (wait4) starts from the harness's own, since
  * posix_spawn execs from the parent's address space and Linux carries that space's
  * high-water mark into the child; 70 MB of chase arrays once made every row's RSS 0.4-2 of
@@ -1149,6 +1191,8 @@ static void host_pace(struct bench *b, int rep)
         for (int i = 0; i < PACE_SIZES; i++)
             w[i] = chase_ns(pace_kb[i]);
         core_ns(&w[PACE_ALU], &w[PACE_CLOCK]);
+        w[PACE_CPUID] = cpuid_us();
+        w[PACE_START] = NAN; /* timed by the parent, below */
         _exit(write(fd[1], w, sizeof w) == (ssize_t)sizeof w ? 0 : 1);
     }
     close(fd[1]);
@@ -1158,11 +1202,12 @@ static void host_pace(struct bench *b, int rep)
         waitpid(pid, NULL, 0);
     }
     close(fd[0]);
+    v[PACE_START] = startup_ms(b);
     fprintf(stderr, "lsbench: host pace, round %d: a dependent load over", rep + 1);
     for (int i = 0; i < PACE_SIZES; i++)
         fprintf(stderr, "%s %zu MB %.0f ns", i ? "," : "", pace_kb[i] / 1024, v[i]);
-    fprintf(stderr, "; ALU chains %.2f ns, clock chain %.2f ns an iteration\n", v[PACE_ALU],
-            v[PACE_CLOCK]);
+    fprintf(stderr, "; ALU chains %.2f ns, clock chain %.2f ns an iteration; CPUID %.2f us; "
+            "start-up %.3f ms\n", v[PACE_ALU], v[PACE_CLOCK], v[PACE_CPUID], v[PACE_START]);
 }
 
 /* Round rep's check: one pinned run per core; round_even[rep] is the slowest core's speed
@@ -1470,16 +1515,22 @@ static void print_cores(const struct bench *b)
 /* The host's pace per round (host_pace): the loads, the core's share, the clock. */
 static void print_pace(const struct bench *b)
 {
+    static const char *const label[PACE_N - PACE_SIZES] = {
+        "an iteration of 6 shift-add chains (3 cycles or more: 12 ALU operations, 4 ALUs)",
+        "an iteration of a multiply-add chain (4 cycles)",
+        "a CPUID instruction, in us (a trip to the hypervisor in a virtual machine; the C "
+        "library's start-up runs dozens)",
+        "the start-up floor, in ms of CPU: `lockstep --version`, a process that only starts "
+        "and exits (no row can cost less)"};
     printf("host pace, ns per round: one dependent load over a random cycle of 64-byte lines of");
     for (int i = 0; i < PACE_N; i++) {
         if (i < PACE_SIZES)
             printf("%s %zu MB", i ? ";" : "", pace_kb[i] / 1024);
         else
-            printf("; %s", i == PACE_ALU ? "an iteration of 6 shift-add chains (3 cycles "
-                                           "or more: 12 ALU operations, 4 ALUs)"
-                                         : "an iteration of a multiply-add chain (4 cycles)");
+            printf("; %s", label[i - PACE_SIZES]);
         for (int k = 0; k < b->o.repeats; k++)
-            printf(i < PACE_SIZES ? " %.0f" : " %.2f", b->pace[(size_t)k * PACE_N + (size_t)i]);
+            printf(i < PACE_SIZES ? " %.0f" : i == PACE_START ? " %.3f" : " %.2f",
+                   b->pace[(size_t)k * PACE_N + (size_t)i]);
     }
     printf("\n");
 }
@@ -1588,6 +1639,10 @@ static void json_host(FILE *f, const struct bench *b)
     json_nums(f, b->pace + PACE_ALU, b->o.repeats, PACE_N);
     fputs("], \"clock_chain_ns_per_round\": [", f);
     json_nums(f, b->pace + PACE_CLOCK, b->o.repeats, PACE_N);
+    fputs("], \"cpuid_us_per_round\": [", f);
+    json_nums(f, b->pace + PACE_CPUID, b->o.repeats, PACE_N);
+    fputs("], \"startup_cpu_ms_per_round\": [", f);
+    json_nums(f, b->pace + PACE_START, b->o.repeats, PACE_N);
     fputs("]},\n  \"notes\": [", f);
     for (int i = 0; i < b->n_notes; i++) {
         fputs(i ? ", " : "", f);
