@@ -189,6 +189,48 @@ TEST(cli_a_run_output_is_a_config_for_running_it_again)
     base_buf_free(&both);
 }
 
+/* b without its line that starts with `head` (one). */
+static void drop_line(base_buf *b, const char *head)
+{
+    char *l = strstr(b->s, head);
+    if (!l || (l != b->s && l[-1] != '\n'))
+        return;
+    char *end = strchr(l, '\n');
+    end = end ? end + 1 : l + strlen(l);
+    b->len -= (size_t)(end - l);
+    memmove(l, end, strlen(end) + 1);
+}
+
+/* --threads=0 is one thread per core this process may run on: the echo names the count (so
+ * the output, given back, runs as many) and where the 0 came from; the statistics are those
+ * of one thread. */
+TEST(cli_threads_zero_is_one_per_core)
+{
+    test_proc p = test_lockstep("run --threads=1 samples/vecadd_sm80");
+    CHECK_EQ(p.status, 0);
+    base_buf one = {0}, all = {0};
+    stats_of(p.out, &one);
+    p = test_lockstep("run --threads=0 samples/vecadd_sm80");
+    CHECK_EQ(p.status, 0);
+    const char *k = strstr(p.out, "knob threads = ");
+    CHECK(k != NULL);
+    if (k) {
+        long n = strtol(k + strlen("knob threads = "), NULL, 10);
+        char want[96];
+        snprintf(want, sizeof want, "knob threads = %ld   # --threads: 0, the %ld core", n, n);
+        CHECK(n >= 1);
+        CHECK_HAS(p.out, want);
+    }
+    stats_of(p.out, &all);
+    drop_line(&one, "knob threads = ");
+    drop_line(&all, "knob threads = ");
+    CHECK_STR(all.s, one.s);
+    base_buf_free(&one);
+    base_buf_free(&all);
+    p = test_lockstep("run --threads=-1 samples/vecadd_sm80");
+    CHECK_EQ(p.status, 3);
+}
+
 TEST(cli_config_docs_are_current)
 {
     test_proc p = test_lockstep("config docs");

@@ -5,6 +5,10 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 int cli_error(const base_err *e)
 {
@@ -59,6 +63,27 @@ static int is_bool_text(const char *v)
                  !strcmp(v, "on") || !strcmp(v, "off"));
 }
 
+/* threads = 0 becomes the number of cores this process may run on, so that the echo (and a
+ * rerun from the output) names the count the run used; its source keeps where the 0 came
+ * from. */
+static int threads_from_cores(knob_cfg *c, base_err *e)
+{
+    int id = knob_cfg_find(c, "threads");
+    if (id < 0 || c->v.threads != 0)
+        return 0;
+#ifdef _OPENMP
+    long n = omp_get_num_procs(); /* libgomp: the affinity mask's count */
+#else
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+#endif
+    n = n < 1 ? 1 : n > 1024 ? 1024 : n;
+    char value[16], where[400];
+    snprintf(value, sizeof value, "%ld", n);
+    snprintf(where, sizeof where, "%s: 0, the %ld core%s this process may run on", c->origin[id],
+             n, n == 1 ? "" : "s");
+    return knob_set(c, "threads", value, where, e);
+}
+
 /* Applies presets/configs in order, then --knob=value in order, then cross-knob rules. */
 static int resolve_knobs(cli_args *a, pending *files, int nfiles, pending *sets, int nsets)
 {
@@ -79,7 +104,7 @@ static int resolve_knobs(cli_args *a, pending *files, int nfiles, pending *sets,
         if (knob_set(&a->knobs, sets[i].name, sets[i].value, where, &e))
             return cli_error(&e);
     }
-    if (knob_validate(&a->knobs, &e))
+    if (threads_from_cores(&a->knobs, &e) || knob_validate(&a->knobs, &e))
         return cli_error(&e);
     return 0;
 }

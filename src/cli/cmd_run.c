@@ -250,10 +250,11 @@ const cli_cmd cli_cmd_run = {
     "TRACE is an Accel-Sim trace directory, its kernelslist.g, or one kernel file; a MacSim\n"
     "GPU trace is converted on the fly (as `lockstep trace convert --to accelsim`). Every kernel and\n"
     "memcpy runs in list order; statistics are printed per kernel and in total under\n"
-    "Accel-Sim's names. --threads=N runs the per-SM phase on N OpenMP threads; the results do\n"
-    "not depend on N. A run that stops making progress ends with exit code 1 and a diagnosis\n"
-    "of what every warp and queue waits for. At the end the statistics are checked against\n"
-    "each other (docs/TIMING.md, \"The ledger\"); a run whose statistics do not balance prints\n"
-    "them, names the rule that failed and ends with exit code 1.",
+    "Accel-Sim's names. --threads=N runs the per-SM phase on N OpenMP threads (0: one per\n"
+    "core this process may run on); the results do not depend on N. A run that stops making\n"
+    "progress ends with exit code 1 and a diagnosis of what every warp and queue waits for.\n"
+    "At the end the statistics are checked against each other (docs/TIMING.md, \"The\n"
+    "ledger\"); a run whose statistics do not balance prints them, names the rule that failed\n"
+    "and ends with exit code 1.",
     OPTS, 1, 0, 1, run, 0, NULL,
 };
