@@ -177,17 +177,16 @@ void sim_print_totals(FILE *f, const sim_result *r)
     fprintf(f, "\n# all kernels%s\n", r->stopped ? " (stopped early by max_cycles/max_insts)" : "");
     print_block(f, &r->total, &r->total, "total.");
     print_detail(f, &r->total, "total.");
-    if (r->ledger >= 0 && r->ledger_eq)
-        fprintf(f, "# ledger: %d identities between the units' statistics hold, the %d of a "
-                   "request's way as equalities (nothing was in flight at the end), and %d on "
-                   "single SMs, L2 slices and DRAM channels (docs/TIMING.md, \"The ledger\")\n",
-                r->ledger, r->ledger_eq, r->ledger_units);
-    else if (r->ledger >= 0)
-        fprintf(f, "# ledger: %d identities between the units' statistics hold, and %d on single "
-                   "SMs, L2 slices and DRAM channels (docs/TIMING.md, \"The ledger\")\n",
-                r->ledger, r->ledger_units);
-    else
+    if (r->ledger < 0) {
         fprintf(f, "# ledger: the statistics do not balance: %s\n", r->ledger_why);
+        return;
+    }
+    fprintf(f, "# ledger: %d identities between the units' statistics hold", r->ledger);
+    if (r->ledger_eq)
+        fprintf(f, ", the %d of a request's way as equalities (nothing was in flight at the end)",
+                r->ledger_eq);
+    fprintf(f, ", and %d on single SMs, L2 slices and DRAM channels (docs/TIMING.md, \"The "
+               "ledger\")\n", r->ledger_units);
 }
 
 /* ---- JSON --------------------------------------------------------------------------------- */
