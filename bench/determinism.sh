@@ -39,16 +39,18 @@ one() { # label out args...: a run, counted; 1 if it failed
     fi
     runs=$((runs + 1))
 }
-for tr in samples/synth/* samples/vecadd_sm80 "$d"/large-{vectoradd,reduce,sgemm-tiled}.n "$d/large-gather"; do
+large=("$d"/large-{vectoradd,reduce,sgemm-tiled}.n "$d/large-gather")
+for tr in samples/synth/* samples/vecadd_sm80 "${large[@]}"; do
     name=$(basename "$tr")
     for gpu in "" --preset=h100; do
         for W in 0 16 4; do
             label="$name ${gpu:-default GPU} --sync_window=$W"
-            one "$label --threads=1" "$d/base.json" "$tr" $gpu --sync_window=$W --threads=1 || continue
+            args=("$tr" $gpu --sync_window=$W)
+            one "$label --threads=1" "$d/base.json" "${args[@]}" --threads=1 || continue
             for t in $threads adapt; do
                 extra=$forced
                 [ $t = adapt ] && { t=$cores extra=""; }
-                one "$label --threads=$t $extra" "$d/x.json" "$tr" $gpu --sync_window=$W --threads=$t $extra ||
+                one "$label --threads=$t $extra" "$d/x.json" "${args[@]}" --threads=$t $extra ||
                     continue
                 cmp -s "$d/base.json" "$d/x.json" ||
                     { echo "DIFFERS $label --threads=$t $extra"; differ=$((differ + 1)); }
