@@ -209,6 +209,26 @@ TEST(knob_validate_rules)
     CHECK_EQ(knob_set(&c, "l1d_alloc", "streaming", "s.cfg:1", &e), 0);
     CHECK_EQ(knob_validate(&c, &e), -1);
     CHECK_HAS(e.msg, "need allocate-on-miss");
+    CHECK_HAS(e.msg, "(with l1d_write_alloc = lazy_fetch, the default)");
+    knob_free(&c);
+    /* a rule between two knobs names both and where each was set: a preset's line alone
+     * does not say that the --knob given on the command line is what conflicts with it */
+    knob_init(&c);
+    e = (base_err){0};
+    CHECK_EQ(knob_set(&c, "l1d_alloc", "streaming", "configs/x.cfg:53", &e), 0);
+    CHECK_EQ(knob_set(&c, "l1d_write_alloc", "fetch", "--l1d_write_alloc", &e), 0);
+    CHECK_EQ(knob_validate(&c, &e), -1);
+    CHECK_HAS(e.msg, "configs/x.cfg:53: knob l1d_alloc = streaming: fetch-on-write and lazy "
+                     "fetch-on-read need allocate-on-miss (with l1d_write_alloc = fetch, from "
+                     "--l1d_write_alloc)");
+    knob_free(&c);
+    knob_init(&c);
+    e = (base_err){0};
+    CHECK_EQ(knob_set(&c, "smem_per_sm", "16384", "p.cfg:7", &e), 0);
+    CHECK_EQ(knob_set(&c, "smem_per_cta", "49152", "--smem_per_cta", &e), 0);
+    CHECK_EQ(knob_validate(&c, &e), -1);
+    CHECK_HAS(e.msg, "--smem_per_cta: knob smem_per_cta = 49152: exceeds smem_per_sm (with "
+                     "smem_per_sm = 16384, from p.cfg:7)");
     knob_free(&c);
     /* an L2 that allocates on write misses keeps room for three (the write, its fetch and a
      * writeback): a miss queue of 2 never takes one, of 3 does; a read-only L2 needs 1 */

@@ -179,34 +179,52 @@ int knob_load_preset(knob_cfg *c, const char *name, base_err *e)
 
 /* ---- cross-knob rules ------------------------------------------------------------------ */
 
-static int rule(const knob_cfg *c, int ok, int id, base_err *e, const char *what)
+/* A broken rule names the knob it is about, where that was set, and, for a rule between two
+ * knobs, the other one and where it was set: a preset's line alone does not tell a user that
+ * their --knob on the command line is what conflicts with it. `with` is -1 for none. */
+static int rule_with(const knob_cfg *c, int ok, int id, int with, base_err *e, const char *what)
 {
     if (ok)
         return 0;
-    char v[256];
+    char v[256], w[256] = "";
     knob_format(c, id, v, sizeof v);
-    return base_fail(e, BASE_EXIT_INPUT, "%s: knob %s = %s: %s", c->origin[id],
-                     knob_defs[id].name, v, what);
+    if (with >= 0) {
+        char wv[200];
+        knob_format(c, with, wv, sizeof wv);
+        int by_default = strcmp(c->origin[with], "default") == 0;
+        snprintf(w, sizeof w, " (with %s = %s, %s%s)", knob_defs[with].name, wv,
+                 by_default ? "the default" : "from ", by_default ? "" : c->origin[with]);
+    }
+    return base_fail(e, BASE_EXIT_INPUT, "%s: knob %s = %s: %s%s", c->origin[id],
+                     knob_defs[id].name, v, what, w);
+}
+
+static int rule(const knob_cfg *c, int ok, int id, base_err *e, const char *what)
+{
+    return rule_with(c, ok, id, -1, e, what);
 }
 
 static int pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 
 #define CACHE_RULES(p)                                                                        \
     (!k->p##_enabled ? 0                                                                      \
-     : rule(c, k->p##_type == 0 || k->p##_line == 128, KNOB_ID_##p##_line, e,                 \
-            "a sectored cache needs 128-byte lines (4 sectors of 32 bytes)") ||               \
+     : rule_with(c, k->p##_type == 0 || k->p##_line == 128, KNOB_ID_##p##_line,              \
+                 KNOB_ID_##p##_type, e,                                                       \
+                 "a sectored cache needs 128-byte lines (4 sectors of 32 bytes)") ||          \
            rule(c, pow2(k->p##_line), KNOB_ID_##p##_line, e, "must be a power of two") ||    \
-           rule(c, k->p##_set_index != 2 || k->p##_sets == 16 || k->p##_sets == 32 ||         \
-                       k->p##_sets == 64,                                                     \
-                KNOB_ID_##p##_sets, e, "the ipoly set index needs 16, 32 or 64 sets") ||     \
-           rule(c, k->p##_set_index != 1 || k->p##_sets == 32 || k->p##_sets == 64,           \
-                KNOB_ID_##p##_sets, e, "the fermi set index needs 32 or 64 sets") ||         \
-           rule(c, !(k->p##_write == 1 && k->p##_alloc != 0), KNOB_ID_##p##_alloc, e,          \
-                "a write-back cache must allocate on miss") ||                                \
-           rule(c, !((k->p##_write_alloc == 2 || k->p##_write_alloc == 3) &&                  \
-                     k->p##_alloc != 0),                                                      \
-                KNOB_ID_##p##_alloc, e,                                                       \
-                "fetch-on-write and lazy fetch-on-read need allocate-on-miss"))
+           rule_with(c, k->p##_set_index != 2 || k->p##_sets == 16 || k->p##_sets == 32 ||    \
+                            k->p##_sets == 64,                                                \
+                     KNOB_ID_##p##_sets, KNOB_ID_##p##_set_index, e,                          \
+                     "the ipoly set index needs 16, 32 or 64 sets") ||                        \
+           rule_with(c, k->p##_set_index != 1 || k->p##_sets == 32 || k->p##_sets == 64,      \
+                     KNOB_ID_##p##_sets, KNOB_ID_##p##_set_index, e,                          \
+                     "the fermi set index needs 32 or 64 sets") ||                            \
+           rule_with(c, !(k->p##_write == 1 && k->p##_alloc != 0), KNOB_ID_##p##_alloc,       \
+                     KNOB_ID_##p##_write, e, "a write-back cache must allocate on miss") ||   \
+           rule_with(c, !((k->p##_write_alloc == 2 || k->p##_write_alloc == 3) &&             \
+                          k->p##_alloc != 0),                                                 \
+                     KNOB_ID_##p##_alloc, KNOB_ID_##p##_write_alloc, e,                       \
+                     "fetch-on-write and lazy fetch-on-read need allocate-on-miss"))
 
 int knob_validate(const knob_cfg *c, base_err *e)
 {
@@ -227,29 +245,29 @@ int knob_validate(const knob_cfg *c, base_err *e)
      * (GPGPU-Sim's miss_queue_full): a smaller queue never takes one, and the run would stop
      * at the watchdog. (The L1D's miss queue is the SM's outbound queue, which always can.) */
     int64_t l2_need = k->l2_write == 0 ? 1 : k->l2_write_alloc == 1 ? 3 : 2;
-    if (rule(c, !k->l2_enabled || k->l2_miss_queue >= l2_need, KNOB_ID_l2_miss_queue, e,
-             l2_need == 3
-                 ? "too small to take a miss: a write miss keeps room for the write, its fetch "
-                   "and a writeback (3 entries)"
-                 : "too small to take a miss: a read miss keeps room for its fetch and a "
-                   "writeback (2 entries)"))
+    if (rule_with(c, !k->l2_enabled || k->l2_miss_queue >= l2_need, KNOB_ID_l2_miss_queue,
+                  l2_need == 3 ? KNOB_ID_l2_write_alloc : KNOB_ID_l2_write, e,
+                  l2_need == 3 ? "too small to take a miss: a write miss keeps room for the "
+                                 "write, its fetch and a writeback (3 entries)"
+                               : "too small to take a miss: a read miss keeps room for its "
+                                 "fetch and a writeback (2 entries)"))
         return -1;
-    if (rule(c, k->dram_banks % k->n_sub_partitions == 0, KNOB_ID_dram_banks, e,
-             "banks must be a multiple of n_sub_partitions") ||
-        rule(c, k->dram_banks % k->dram_bank_groups == 0, KNOB_ID_dram_bank_groups, e,
-             "must divide dram_banks") ||
+    if (rule_with(c, k->dram_banks % k->n_sub_partitions == 0, KNOB_ID_dram_banks,
+                  KNOB_ID_n_sub_partitions, e, "banks must be a multiple of n_sub_partitions") ||
+        rule_with(c, k->dram_banks % k->dram_bank_groups == 0, KNOB_ID_dram_bank_groups,
+                  KNOB_ID_dram_banks, e, "must divide dram_banks") ||
         rule(c, k->warp_size == 32, KNOB_ID_warp_size, e,
              "the model runs 32-thread warps, as every trace it reads records them (Accel-Sim, "
              "MacSim and native traces alike; their active masks are 32 bits)") ||
-        rule(c, k->max_threads_per_sm % k->warp_size == 0, KNOB_ID_max_threads_per_sm, e,
-             "must be a multiple of warp_size") ||
-        rule(c, k->smem_per_cta <= k->smem_per_sm || k->smem_per_sm == 0, KNOB_ID_smem_per_cta,
-             e, "exceeds smem_per_sm") ||
+        rule_with(c, k->max_threads_per_sm % k->warp_size == 0, KNOB_ID_max_threads_per_sm,
+                  KNOB_ID_warp_size, e, "must be a multiple of warp_size") ||
+        rule_with(c, k->smem_per_cta <= k->smem_per_sm || k->smem_per_sm == 0,
+                  KNOB_ID_smem_per_cta, KNOB_ID_smem_per_sm, e, "exceeds smem_per_sm") ||
         rule(c, k->two_level_active > 0, KNOB_ID_two_level_active, e, "must be positive") ||
-        rule(c, k->oc_specialized ||
-                    (k->oc_units > 0 && k->oc_in_ports > 0 && k->oc_out_ports > 0),
-             KNOB_ID_oc_units, e,
-             "generic operand collectors need units and ports when oc_specialized = 0"))
+        rule_with(c, k->oc_specialized ||
+                         (k->oc_units > 0 && k->oc_in_ports > 0 && k->oc_out_ports > 0),
+                  KNOB_ID_oc_units, KNOB_ID_oc_specialized, e,
+                  "generic operand collectors need units and ports when oc_specialized = 0"))
         return -1;
     if (k->partition_indexing == 3)
         return rule(c, 0, KNOB_ID_partition_indexing, e,
