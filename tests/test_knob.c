@@ -213,23 +213,27 @@ TEST(knob_validate_rules)
     knob_free(&c);
     /* a rule between two knobs names both and where each was set: a preset's line alone
      * does not say that the --knob given on the command line is what conflicts with it */
-    knob_init(&c);
-    e = (base_err){0};
-    CHECK_EQ(knob_set(&c, "l1d_alloc", "streaming", "configs/x.cfg:53", &e), 0);
-    CHECK_EQ(knob_set(&c, "l1d_write_alloc", "fetch", "--l1d_write_alloc", &e), 0);
-    CHECK_EQ(knob_validate(&c, &e), -1);
-    CHECK_HAS(e.msg, "configs/x.cfg:53: knob l1d_alloc = streaming: fetch-on-write and lazy "
-                     "fetch-on-read need allocate-on-miss (with l1d_write_alloc = fetch, from "
-                     "--l1d_write_alloc)");
-    knob_free(&c);
-    knob_init(&c);
-    e = (base_err){0};
-    CHECK_EQ(knob_set(&c, "smem_per_sm", "16384", "p.cfg:7", &e), 0);
-    CHECK_EQ(knob_set(&c, "smem_per_cta", "49152", "--smem_per_cta", &e), 0);
-    CHECK_EQ(knob_validate(&c, &e), -1);
-    CHECK_HAS(e.msg, "--smem_per_cta: knob smem_per_cta = 49152: exceeds smem_per_sm (with "
-                     "smem_per_sm = 16384, from p.cfg:7)");
-    knob_free(&c);
+    static const struct {
+        const char *set[2][3], *want; /* knob, value, origin; twice */
+    } pairs[] = {
+        {{{"l1d_alloc", "streaming", "configs/x.cfg:53"},
+          {"l1d_write_alloc", "fetch", "--l1d_write_alloc"}},
+         "configs/x.cfg:53: knob l1d_alloc = streaming: fetch-on-write and lazy fetch-on-read "
+         "need allocate-on-miss (with l1d_write_alloc = fetch, from --l1d_write_alloc)"},
+        {{{"smem_per_sm", "16384", "p.cfg:7"}, {"smem_per_cta", "49152", "--smem_per_cta"}},
+         "--smem_per_cta: knob smem_per_cta = 49152: exceeds smem_per_sm (with smem_per_sm = "
+         "16384, from p.cfg:7)"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+        knob_init(&c);
+        e = (base_err){0};
+        for (int j = 0; j < 2; j++)
+            CHECK_EQ(knob_set(&c, pairs[i].set[j][0], pairs[i].set[j][1], pairs[i].set[j][2], &e),
+                     0);
+        CHECK_EQ(knob_validate(&c, &e), -1);
+        CHECK_HAS(e.msg, pairs[i].want);
+        knob_free(&c);
+    }
     /* an L2 that allocates on write misses keeps room for three (the write, its fetch and a
      * writeback): a miss queue of 2 never takes one, of 3 does; a read-only L2 needs 1 */
     static const struct {
