@@ -1535,6 +1535,57 @@ static void print_pace(const struct bench *b)
     printf("\n");
 }
 
+/* Issue 5's targets, read off the table: which one-thread rows are under 20x the peer's rate
+ * (per CPU s, the user s figure beside it) or over a fifth of its peak RSS, and the large
+ * workloads' speedup at two threads against 1.8x; so a reader need not scan 40 rows. */
+static const double TARGET_X = 20, TARGET_RSS = 0.2, TARGET_TWO = 1.8;
+
+static bool large_two(const struct bench *b, const struct row *r)
+{
+    return !r->failed && r->threads == 2 && !isnan(r->speedup) &&
+           strncmp(b->wl[r->w].label, "large/", 6) == 0;
+}
+
+static void print_targets(const struct bench *b)
+{
+    int n = 0, under = 0, rss_n = 0, rss_over = 0, two_n = 0;
+    double rss_max = 0;
+    printf("\ntargets (issue 5): one thread at %.0fx the reference rate or more; under it:",
+           TARGET_X);
+    for (int i = 0; i < b->n_rows; i++) {
+        const struct row *r = &b->rows[i];
+        if (r->failed || r->threads != 1 || isnan(r->x_accel))
+            continue;
+        n++;
+        if (!isnan(r->rss_ratio)) {
+            rss_n++;
+            rss_over += r->rss_ratio > TARGET_RSS;
+            rss_max = r->rss_ratio > rss_max ? r->rss_ratio : rss_max;
+        }
+        if (r->x_accel >= TARGET_X)
+            continue;
+        char xu[32];
+        printf("%s %s %.1f (%s per user s)", under++ ? ";" : "", b->wl[r->w].label, r->x_accel,
+               fmt_opt(r->x_accel_user, "%.1f", xu));
+    }
+    printf("%s (%d of %d rows at %.0fx or more)\n", under ? "" : " none", n - under, n, TARGET_X);
+    if (rss_n)
+        printf("peak RSS at most %.1f of the reference's: %d of %d rows (largest %.2f)\n",
+               TARGET_RSS, rss_n - rss_over, rss_n, rss_max);
+    for (int i = 0; i < b->n_rows; i++)
+        two_n += large_two(b, &b->rows[i]);
+    if (!two_n)
+        return;
+    printf("two threads on the large workloads, against %.1fx:", TARGET_TWO);
+    for (int i = 0, k = 0; i < b->n_rows; i++) {
+        const struct row *r = &b->rows[i];
+        if (large_two(b, r))
+            printf("%s %s %.2f%s", k++ ? ";" : "", b->wl[r->w].label, r->speedup,
+                   r->speedup >= TARGET_TWO ? "" : " (under)");
+    }
+    printf("\n");
+}
+
 static void print_table(const struct bench *b)
 {
     printf("\n| workload | threads | warp insts | cycles | wall s | CPU s | warp-inst/s | "
@@ -1555,6 +1606,7 @@ static void print_table(const struct bench *b)
            "the mean user s of more runs, together %.1f CPU s or more.\nload average at the "
            "end: %.2f (a busy host slows multi-thread runs most)\n",
            b->o.repeats, USER_TICK_S * 1e3, USER_SERIES_S, b->load_end);
+    print_targets(b);
     print_cores(b);
     print_pace(b);
 }
