@@ -1546,37 +1546,44 @@ static bool large_two(const struct bench *b, const struct row *r)
            strncmp(b->wl[r->w].label, "large/", 6) == 0;
 }
 
+static bool compared(const struct row *r)
+{
+    return !r->failed && r->threads == 1 && !isnan(r->x_accel);
+}
+
 static void print_targets(const struct bench *b)
 {
     int n = 0, under = 0, rss_n = 0, rss_over = 0, two_n = 0;
     double rss_max = 0;
-    printf("\ntargets (issue 5): one thread at %.0fx the reference rate or more; under it:",
-           TARGET_X);
     for (int i = 0; i < b->n_rows; i++) {
         const struct row *r = &b->rows[i];
-        if (r->failed || r->threads != 1 || isnan(r->x_accel))
-            continue;
-        n++;
-        if (!isnan(r->rss_ratio)) {
+        n += compared(r);
+        two_n += large_two(b, r);
+        if (compared(r) && !isnan(r->rss_ratio)) {
             rss_n++;
             rss_over += r->rss_ratio > TARGET_RSS;
             rss_max = r->rss_ratio > rss_max ? r->rss_ratio : rss_max;
         }
-        if (r->x_accel >= TARGET_X)
-            continue;
-        char xu[32];
-        printf("%s %s %.1f (%s per user s)", under++ ? ";" : "", b->wl[r->w].label, r->x_accel,
-               fmt_opt(r->x_accel_user, "%.1f", xu));
     }
-    printf("%s (%d of %d rows at %.0fx or more)\n", under ? "" : " none", n - under, n, TARGET_X);
+    if (n) {
+        printf("\ntargets (issue 5): one thread at %.0fx the reference rate or more; under it:",
+               TARGET_X);
+        for (int i = 0; i < b->n_rows; i++) {
+            const struct row *r = &b->rows[i];
+            char xu[32];
+            if (compared(r) && r->x_accel < TARGET_X)
+                printf("%s %s %.1f (%s per user s)", under++ ? ";" : "", b->wl[r->w].label,
+                       r->x_accel, fmt_opt(r->x_accel_user, "%.1f", xu));
+        }
+        printf("%s (%d of %d rows at %.0fx or more)\n", under ? "" : " none", n - under, n,
+               TARGET_X);
+    }
     if (rss_n)
         printf("peak RSS at most %.1f of the reference's: %d of %d rows (largest %.2f)\n",
                TARGET_RSS, rss_n - rss_over, rss_n, rss_max);
-    for (int i = 0; i < b->n_rows; i++)
-        two_n += large_two(b, &b->rows[i]);
     if (!two_n)
         return;
-    printf("two threads on the large workloads, against %.1fx:", TARGET_TWO);
+    printf("%stwo threads on the large workloads, against %.1fx:", n ? "" : "\n", TARGET_TWO);
     for (int i = 0, k = 0; i < b->n_rows; i++) {
         const struct row *r = &b->rows[i];
         if (large_two(b, r))
