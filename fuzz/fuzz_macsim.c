@@ -76,7 +76,7 @@ static void file_stream(const macsim_fmt *f, const uint8_t *d, size_t n)
     if (fclose(o) != 0 || w != n)
         return;
     base_err e = {0};
-    macsim_stream *s = macsim_stream_open(path, f, &e);
+    macsim_stream *s = macsim_stream_open(path, f, NULL, &e);
     if (!s)
         return;
     macsim_ginst g;

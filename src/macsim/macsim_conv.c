@@ -176,6 +176,7 @@ typedef struct conv {
     int fam, binary_version;
     uint32_t nregs;
     base_buf text;          /* one warp's lines */
+    macsim_inflater *z;     /* for the files the first pass did not keep; made when needed */
     op_memo memo[OP_MEMO];
 } conv;
 
@@ -255,8 +256,10 @@ static int64_t each_line(conv *c, size_t ki, uint32_t w, line_fn put, void *arg,
     uint64_t pc0 = u->min_pc == UINT64_MAX ? 0 : u->min_pc, addr[MACSIM_WARP_SIZE];
     char *p = macsim_warp_file(k, k->warp_ids[w]);
     const base_buf *kept = u->kept && u->kept[w].s ? &u->kept[w] : NULL;
+    if (!kept && !c->z)
+        c->z = macsim_inflater_new();
     macsim_stream *s = kept ? macsim_stream_mem(p, &c->r->t.fmt, kept->s, kept->len)
-                            : macsim_stream_open(p, &c->r->t.fmt, e);
+                            : macsim_stream_open(p, &c->r->t.fmt, c->z, e);
     int rc = s ? 0 : -1;
     int64_t n = 0;
     macsim_ginst g;
@@ -375,6 +378,7 @@ void macsim_conv_close(macsim_conv *m)
     if (!m)
         return;
     base_buf_free(&m->c.text);
+    macsim_inflater_free(m->c.z);
     macsim_run_free(&m->run);
     free(m);
 }

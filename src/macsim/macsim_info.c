@@ -122,9 +122,9 @@ static void count_cinst(const macsim_cinst *c, stat_block *b)
 
 /* One warp or thread file, start to end: instructions read, or -1. */
 static int64_t read_file(const macsim_run *r, const char *path, macsim_unit *u, base_buf *keep,
-                         base_err *e)
+                         macsim_inflater *z, base_err *e)
 {
-    macsim_stream *s = macsim_stream_open(path, &r->t.fmt, e);
+    macsim_stream *s = macsim_stream_open(path, &r->t.fmt, z, e);
     if (!s)
         return -1;
     if (keep) {
@@ -149,7 +149,7 @@ static int64_t read_file(const macsim_run *r, const char *path, macsim_unit *u, 
 }
 
 /* Warp by warp, so one gzip stream is open at a time (E.23). */
-static int read_unit(macsim_run *r, size_t i, base_err *e)
+static int read_unit(macsim_run *r, size_t i, macsim_inflater *z, base_err *e)
 {
     macsim_unit *u = &r->u[i];
     stat_block *b = &u->b;
@@ -164,7 +164,7 @@ static int read_unit(macsim_run *r, size_t i, base_err *e)
         char *p = gpu ? macsim_warp_file(k, k->warp_ids[w]) : macsim_thread_file(&r->t,
                                                                                  r->t.tids[i]);
         base_buf *keep = u->kept && r->keep_left ? &u->kept[w] : NULL;
-        int64_t n = read_file(r, p, u, keep, e);
+        int64_t n = read_file(r, p, u, keep, z, e);
         free(p);
         if (n < 0)
             return -1;
@@ -203,12 +203,14 @@ int macsim_run_trace_keep(macsim_run *r, const char *path, const macsim_opts *o,
     init_set(r);
     size_t n = macsim_type_is_gpu(r->t.fmt.type) ? r->t.nkernels : r->t.nthreads;
     r->u = base_calloc(n, sizeof *r->u);
-    for (size_t i = 0; i < n; i++) {
+    macsim_inflater *z = macsim_inflater_new();
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
         r->nu = i + 1;
-        if (read_unit(r, i, e))
-            return -1;
+        rc = read_unit(r, i, z, e);
     }
-    return 0;
+    macsim_inflater_free(z);
+    return rc;
 }
 
 void macsim_run_free(macsim_run *r)

@@ -35,6 +35,29 @@ struct macsim_stream {
     int eof, own;
 };
 
+struct macsim_inflater {
+    struct libdeflate_decompressor *d;
+};
+
+macsim_inflater *macsim_inflater_new(void)
+{
+    struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+    macsim_inflater *z = d ? malloc(sizeof *z) : NULL;
+    if (z)
+        z->d = d;
+    else if (d)
+        libdeflate_free_decompressor(d);
+    return z;
+}
+
+void macsim_inflater_free(macsim_inflater *z)
+{
+    if (!z)
+        return;
+    libdeflate_free_decompressor(z->d);
+    free(z);
+}
+
 /* Reads the file at fd whole when it is small and one whole gzip member, inflated into a
  * new s->buf (1); otherwise 0, having changed nothing in s (the caller reads it again).
  *
@@ -46,7 +69,7 @@ struct macsim_stream {
  * documentation says); the CRC-32 still vouches for every byte it gives. Against zlib's
  * inflate here, ptx_vectoradd's 96 files took 3.2M fewer instructions (22.7M -> 19.4M a
  * run), mostly its CRC and Huffman table work. */
-static int whole(macsim_stream *s, int fd)
+static int whole(macsim_stream *s, int fd, macsim_inflater *z)
 {
     uint8_t in[WHOLE_IN];
     ssize_t got = read(fd, in, sizeof in);
@@ -57,13 +80,14 @@ static int whole(macsim_stream *s, int fd)
                     (uint32_t)in[n - 1] << 24; /* ISIZE: the inflated size, mod 2^32 */
     if (size > WHOLE_OUT)
         return 0;
-    struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
-    if (!d)
+    macsim_inflater *own = z ? NULL : macsim_inflater_new();
+    if (!z && !(z = own))
         return 0;
     uint8_t *out = base_malloc(size ? size : 1);
     size_t used = 0, made = 0;
-    enum libdeflate_result rc = libdeflate_gzip_decompress_ex(d, in, n, out, size, &used, &made);
-    libdeflate_free_decompressor(d);
+    enum libdeflate_result rc =
+        libdeflate_gzip_decompress_ex(z->d, in, n, out, size, &used, &made);
+    macsim_inflater_free(own);
     if (rc != LIBDEFLATE_SUCCESS || used != n || made != size) {
         free(out);
         return 0;
@@ -74,12 +98,13 @@ static int whole(macsim_stream *s, int fd)
     return 1;
 }
 
-macsim_stream *macsim_stream_open(const char *path, const macsim_fmt *f, base_err *e)
+macsim_stream *macsim_stream_open(const char *path, const macsim_fmt *f, macsim_inflater *z,
+                                  base_err *e)
 {
     errno = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     macsim_stream *s = fd < 0 ? NULL : base_calloc(1, sizeof *s);
-    if (s && whole(s, fd)) {
+    if (s && whole(s, fd, z)) {
         close(fd);
     } else if (s) {
         gzFile gz = lseek(fd, 0, SEEK_SET) == 0 ? gzdopen(fd, "rb") : NULL;
