@@ -803,6 +803,39 @@ TEST(macsim_record_files_read_whole_or_streamed)
     base_buf_free(&big);
 }
 
+/* One inflater serves every file of a pass: a file it refuses (one member and bytes after
+ * it, which zlib's reader then takes) leaves it fit for the next, which it inflates whole,
+ * and the converter's second pass, reading the files again, gets the same text. */
+TEST(macsim_inflater_reused_after_a_refused_file)
+{
+    base_buf b = {0};
+    plain_recs(&b, 120);
+    uint32_t ids[3] = {0, 1, 2};
+    base_buf recs[3] = {b, b, b};
+    char *path = gpu_trace("reuse", "newptx", 14, 3, ids, recs);
+    char *p0 = base_sprintf("%s/K0/Trace_0.raw", path);
+    FILE *f = fopen(p0, "ab");
+    CHECK(f && fwrite("\0\1\2", 1, 3, f) == 3);
+    if (f)
+        fclose(f);
+    macsim_summary s;
+    base_err e = {0};
+    CHECK_EQ(summarize(path, &s, &e), 0);
+    CHECK_EQ(s.warps, 3);
+    CHECK_EQ(s.insts, 3 * 120);
+    char *o1 = base_sprintf("%s/reuse_keep", test_tmpdir()), *o2 = base_sprintf("%s/reuse_again",
+                                                                               test_tmpdir());
+    macsim_opts keep = {.keep_bytes = 0}, again = {.keep_bytes = 1};
+    CHECK_EQ(macsim_to_accelsim(path, o1, &keep, NULL, &e), 0);
+    CHECK_EQ(macsim_to_accelsim(path, o2, &again, NULL, &e), 0);
+    char *k1 = base_sprintf("%s/kernel-1.traceg", o1), *k2 = base_sprintf("%s/kernel-1.traceg", o2);
+    size_t n1 = 0, n2 = 0;
+    char *t1 = test_read_file(k1, &n1), *t2 = test_read_file(k2, &n2);
+    CHECK(t1 && t2 && n1 > 0 && n1 == n2 && memcmp(t1, t2, n1) == 0);
+    free(t1), free(t2), free(k1), free(k2), free(o1), free(o2), free(p0), free(path);
+    base_buf_free(&b);
+}
+
 /* The whole-file path (libdeflate) takes a small one-member file only as zlib would: a
  * member whose header carries a CRC (FLG.FHCRC, which libdeflate skips and zlib checks) goes
  * to zlib's reader and reads the same records, a wrong header CRC is zlib's error, and a
