@@ -747,6 +747,23 @@ TEST(macsim_bad_streams_and_cpu_records)
     base_buf_free(&b);
 }
 
+/* The converter keeps what the checking pass read, or reads the files again: the same text.
+ * tag names the two output folders. */
+static void converts_alike_kept_or_reread(const char *path, const char *tag)
+{
+    base_err e = {0};
+    char *o1 = base_sprintf("%s/%s_keep", test_tmpdir(), tag);
+    char *o2 = base_sprintf("%s/%s_again", test_tmpdir(), tag);
+    macsim_opts keep = {.keep_bytes = 0}, again = {.keep_bytes = 1};
+    CHECK_EQ(macsim_to_accelsim(path, o1, &keep, NULL, &e), 0);
+    CHECK_EQ(macsim_to_accelsim(path, o2, &again, NULL, &e), 0);
+    char *k1 = base_sprintf("%s/kernel-1.traceg", o1), *k2 = base_sprintf("%s/kernel-1.traceg", o2);
+    size_t n1 = 0, n2 = 0;
+    char *t1 = test_read_file(k1, &n1), *t2 = test_read_file(k2, &n2);
+    CHECK(t1 && t2 && n1 > 0 && n1 == n2 && memcmp(t1, t2, n1) == 0);
+    free(t1), free(t2), free(k1), free(k2), free(o1), free(o2);
+}
+
 /* A record file is read whole when it is small and one gzip member, and by zlib's reader
  * otherwise; both read the same records. Warps: one member (read whole, inflating to 56x its
  * size: the buffer grows), two members, one member with bytes after it (zlib ignores them),
@@ -787,17 +804,7 @@ TEST(macsim_record_files_read_whole_or_streamed)
     CHECK_EQ(s.warps, 5);
     CHECK_EQ(s.insts, 4 * 200 + 2000);
     CHECK_EQ(s.records, 4 * 200 + 2000);
-    /* the converter keeps what the checking pass read, or reads it again: the same text */
-    char *o1 = base_sprintf("%s/whole_keep", test_tmpdir()), *o2 = base_sprintf("%s/whole_again",
-                                                                               test_tmpdir());
-    macsim_opts keep = {.keep_bytes = 0}, again = {.keep_bytes = 1};
-    CHECK_EQ(macsim_to_accelsim(path, o1, &keep, NULL, &e), 0);
-    CHECK_EQ(macsim_to_accelsim(path, o2, &again, NULL, &e), 0);
-    char *k1 = base_sprintf("%s/kernel-1.traceg", o1), *k2 = base_sprintf("%s/kernel-1.traceg", o2);
-    size_t n1 = 0, n2 = 0;
-    char *t1 = test_read_file(k1, &n1), *t2 = test_read_file(k2, &n2);
-    CHECK(t1 && t2 && n1 > 0 && n1 == n2 && memcmp(t1, t2, n1) == 0);
-    free(t1), free(t2), free(k1), free(k2), free(o1), free(o2);
+    converts_alike_kept_or_reread(path, "whole");
     free(p1), free(p2), free(p4), free(path);
     base_buf_free(&b);
     base_buf_free(&big);
@@ -823,16 +830,8 @@ TEST(macsim_inflater_reused_after_a_refused_file)
     CHECK_EQ(summarize(path, &s, &e), 0);
     CHECK_EQ(s.warps, 3);
     CHECK_EQ(s.insts, 3 * 120);
-    char *o1 = base_sprintf("%s/reuse_keep", test_tmpdir()), *o2 = base_sprintf("%s/reuse_again",
-                                                                               test_tmpdir());
-    macsim_opts keep = {.keep_bytes = 0}, again = {.keep_bytes = 1};
-    CHECK_EQ(macsim_to_accelsim(path, o1, &keep, NULL, &e), 0);
-    CHECK_EQ(macsim_to_accelsim(path, o2, &again, NULL, &e), 0);
-    char *k1 = base_sprintf("%s/kernel-1.traceg", o1), *k2 = base_sprintf("%s/kernel-1.traceg", o2);
-    size_t n1 = 0, n2 = 0;
-    char *t1 = test_read_file(k1, &n1), *t2 = test_read_file(k2, &n2);
-    CHECK(t1 && t2 && n1 > 0 && n1 == n2 && memcmp(t1, t2, n1) == 0);
-    free(t1), free(t2), free(k1), free(k2), free(o1), free(o2), free(p0), free(path);
+    converts_alike_kept_or_reread(path, "reuse");
+    free(p0), free(path);
     base_buf_free(&b);
 }
 
