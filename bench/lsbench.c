@@ -1549,25 +1549,34 @@ static bool large_two(const struct bench *b, const struct row *r)
            strncmp(b->wl[r->w].label, "large/", 6) == 0;
 }
 
-static bool compared(const struct bench *b, const struct row *r)
+/* A one-thread row with a peer's rate to compare with. */
+static bool rated(const struct row *r)
 {
-    return !r->failed && r->threads == 1 && !isnan(r->x_accel) && !b->wl[r->w].extra;
+    return !r->failed && r->threads == 1 && !isnan(r->x_accel);
 }
 
-/* Rows outside the targets' set (the hand-made sample) still get their figure, apart. */
+static bool compared(const struct bench *b, const struct row *r)
+{
+    return rated(r) && !b->wl[r->w].extra;
+}
+
+/* Rows outside the targets' set (the hand-made sample) still get their figure, apart; n: the
+ * rows the targets line counted (none: no line before this one). */
 static void print_extra(const struct bench *b, int n)
 {
     int k = 0;
     for (int i = 0; i < b->n_rows; i++) {
         const struct row *r = &b->rows[i];
-        if (r->failed || r->threads != 1 || isnan(r->x_accel) || !b->wl[r->w].extra)
+        if (!rated(r) || !b->wl[r->w].extra)
             continue;
         char xu[32];
-        printf("%s %s %.1f (%s per user s)", k++ ? ";" : n ? "not one of issue 5's workloads "
-               "(a hand-made format sample, neither a shared trace nor a synth sample):"
-               : "\nnot one of issue 5's workloads (a hand-made format sample, neither a "
-               "shared trace nor a synth sample):",
-               b->wl[r->w].label, r->x_accel, fmt_opt(r->x_accel_user, "%.1f", xu));
+        if (k++ == 0)
+            printf("%snot one of issue 5's workloads (a hand-made format sample, neither a "
+                   "shared trace nor a synth sample):", n ? "" : "\n");
+        else
+            printf(";");
+        printf(" %s %.1f (%s per user s)", b->wl[r->w].label, r->x_accel,
+               fmt_opt(r->x_accel_user, "%.1f", xu));
     }
     if (k)
         printf("\n");
