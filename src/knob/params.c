@@ -267,7 +267,7 @@ int knob_validate(const knob_cfg *c, base_err *e)
         rule_with(c, k->oc_specialized ||
                          (k->oc_units > 0 && k->oc_in_ports > 0 && k->oc_out_ports > 0),
                   KNOB_ID_oc_units, KNOB_ID_oc_specialized, e,
-                  "generic operand collectors need units and ports when oc_specialized = 0"))
+                  "generic operand collectors need units and ports"))
         return -1;
     if (k->partition_indexing == 3)
         return rule(c, 0, KNOB_ID_partition_indexing, e,
