@@ -31,29 +31,34 @@ static int check_caches(const knobs *k, base_err *e)
     return 0;
 }
 
-sim *sim_new(const knobs *k, base_err *e)
+/* The windowed mode's links carry 4 W cycles of the ROP latency (sync_window_compensate):
+ * the L2 side keeps the rest, which must not go below zero. */
+static int window_latency(knobs *k, base_err *e)
+{
+    if (k->sync_window <= 0 || !k->sync_window_compensate)
+        return 0;
+    if (k->l2_rop_latency < 4 * k->sync_window)
+        return base_fail(e, BASE_EXIT_USAGE,
+                         "sync_window=%lld needs l2_rop_latency of at least %lld to take its "
+                         "links' latency off (it is %lld; or set sync_window_compensate=0)",
+                         (long long)k->sync_window, 4 * (long long)k->sync_window,
+                         (long long)k->l2_rop_latency);
+    k->l2_rop_latency -= 4 * k->sync_window;
+    return 0;
+}
+
+/* What a run is built on before its units: the knobs, the address map, the CTA placement. */
+static sim *sim_base(const knobs *k, base_err *e)
 {
     if (check_caches(k, e))
         return NULL;
     sim *g = base_calloc(1, sizeof *g);
     g->k = *k;
-    if (k->sync_window > 0 && k->sync_window_compensate) {
-        if (k->l2_rop_latency < 4 * k->sync_window) {
-            base_fail(e, BASE_EXIT_USAGE,
-                      "sync_window=%lld needs l2_rop_latency of at least %lld to take its links' "
-                      "latency off (it is %lld; or set sync_window_compensate=0)",
-                      (long long)k->sync_window, 4 * (long long)k->sync_window,
-                      (long long)k->l2_rop_latency);
-            free(g);
-            return NULL;
-        }
-        g->k.l2_rop_latency -= 4 * k->sync_window; /* the links carry it instead */
-    }
-    if (mem_map_init(&g->map, &g->k, e)) {
+    char name[64];
+    if (window_latency(&g->k, e) || mem_map_init(&g->map, &g->k, e)) {
         free(g);
         return NULL;
     }
-    char name[64];
     g->place = sim_place_find(knob_enum_name(KNOB_ID_cta_placement, (int)k->cta_placement, name,
                                              sizeof name));
     if (!g->place) {
@@ -61,6 +66,12 @@ sim *sim_new(const knobs *k, base_err *e)
         free(g);
         return NULL;
     }
+    return g;
+}
+
+/* The units: SMs, memory channels (their sub-partitions), the interconnect, and the clocks. */
+static void sim_units(sim *g, const knobs *k)
+{
     g->ctx = (sm_ctx){&g->k, &g->map, sm_stats_set()};
     (void)cache_stats_set();
     (void)dram_stats_set();
@@ -84,6 +95,11 @@ sim *sim_new(const knobs *k, base_err *e)
     g->period[CLK_ICNT] = period_fs(k->clock_icnt_mhz);
     g->period[CLK_L2] = period_fs(k->clock_l2_mhz);
     g->period[CLK_DRAM] = period_fs(k->clock_dram_mhz);
+}
+
+/* The serial phases' books of the SMs: task flags per thread, the active list, the boxes. */
+static void sim_books(sim *g, const knobs *k)
+{
     g->smf_threads = k->threads > 1 ? (uint32_t)k->threads : 1;
     g->smf_words = ((g->n_sm > g->n_chan ? g->n_sm : g->n_chan) + 63) / 64;
     g->smf_stride = (SMF_KINDS * g->smf_words + 7) / 8 * 8; /* whole 64-byte lines */
@@ -91,19 +107,29 @@ sim *sim_new(const knobs *k, base_err *e)
     if (!g->smf)
         base_panic("out of memory (SM flags)");
     memset(g->smf, 0, (size_t)g->smf_threads * g->smf_stride * sizeof *g->smf);
+    size_t words = (g->n_sm + 63) / 64;
     g->active = base_calloc(g->n_sm, sizeof *g->active);
     g->park_at = base_calloc(g->n_sm, sizeof *g->park_at);
-    g->maybe_active = base_calloc((g->n_sm + 63) / 64, sizeof *g->maybe_active);
-    g->ran = base_calloc((g->n_sm + 63) / 64, sizeof *g->ran);
+    g->maybe_active = base_calloc(words, sizeof *g->maybe_active);
+    g->ran = base_calloc(words, sizeof *g->ran);
     g->inbox = base_calloc_lines(g->n_sm * sizeof *g->inbox);
-    g->inbox_bits = base_calloc((g->n_sm + 63) / 64, sizeof *g->inbox_bits);
-    g->inroom = base_calloc((g->n_sm + 63) / 64, sizeof *g->inroom);
+    g->inbox_bits = base_calloc(words, sizeof *g->inbox_bits);
+    g->inroom = base_calloc(words, sizeof *g->inroom);
     g->outbox = base_calloc_lines(g->n_sm * sizeof *g->outbox);
-    g->popq = base_calloc((g->n_sm + 63) / 64, sizeof *g->popq);
+    g->popq = base_calloc(words, sizeof *g->popq);
     for (uint32_t s = 0; s < g->n_sm; s++)
         if (sm_inbound_room(g->sm[s]))
             g->inroom[s / 64] |= 1ull << (s % 64);
-    g->sm_open = base_calloc((g->n_sm + 63) / 64, sizeof *g->sm_open);
+    g->sm_open = base_calloc(words, sizeof *g->sm_open);
+}
+
+sim *sim_new(const knobs *k, base_err *e)
+{
+    sim *g = sim_base(k, e);
+    if (!g)
+        return NULL;
+    sim_units(g, k);
+    sim_books(g, k);
     sim_chans_init(g);
     g->last_sm = g->n_sm - 1;
     return g;
