@@ -175,7 +175,8 @@ TEST(sim_team_many_ctas_same_json)
                           "--threads=2 --team_adapt=0 --team_start_ms=0",
                           "--threads=2 --team_chan_home=spread --team_start_ms=0",
                           "--threads=4 --team_chan_home=main --team_start_ms=0",
-                          "--threads=8 --team_start_ms=0 --team_profile=1"};
+                          "--threads=8 --team_start_ms=0 --team_profile=1",
+                          "--team_profile=1"};
     same_json("good_grid", runs, BASE_ARRAY_LEN(runs), "", "\"gpu_tot_issued_cta\": 300",
               "\"gpu_tot_issued_cta\": 300");
 }
@@ -198,6 +199,55 @@ TEST(sim_team_profile_lines)
     p = test_lockstep("run --threads=1 --team_profile=1 %s/prof_grid", test_tmpdir());
     CHECK_EQ(p.status, 0);
     CHECK(strstr(p.out, "# team profile") == NULL);
+}
+
+/* The last "key = N" line of out, or -1. */
+static long long last_value(const char *out, const char *key)
+{
+    long long v = -1;
+    for (const char *q = strstr(out, key); q; q = strstr(q + 1, key))
+        if ((q == out || q[-1] == '\n') && sscanf(q + strlen(key), " = %lld", &v) != 1)
+            v = -1;
+    return v;
+}
+
+/* team_profile in the exact mode prints the loop's phases, as two # lines after the rate.
+ * Every core edge the loop ran is counted once: with the cycles fast-forward jumped, they make
+ * the run's cycles (five kernels). On one thread no edge goes to other threads, the parts do
+ * not add up to more than the loop, and the profile changes no statistic (the JSON test of
+ * good_grid runs it too). */
+TEST(sim_loop_profile_lines)
+{
+    test_proc p = test_lockstep("run --threads=1 --team_profile=1 samples/synth/multi");
+    CHECK_EQ(p.status, 0);
+    const char *l1 = strstr(p.out, "# loop profile: loop ");
+    const char *l2 = strstr(p.out, "# loop profile: phase B's tasks ");
+    const char *ff = strstr(p.out, " cycles fast-forwarded");
+    CHECK(l1 && l2 && ff);
+    if (!l1 || !l2 || !ff)
+        return;
+    while (ff > p.out && ff[-1] >= '0' && ff[-1] <= '9')
+        ff--;
+    double loop, serial, rest, tasks, sm_s, team_s;
+    unsigned long long edges, core, alone, ntask, team;
+    CHECK(sscanf(l1, "# loop profile: loop %lf s, %llu edges (%llu core); serial phases %lf s",
+                 &loop, &edges, &core, &serial) == 4);
+    const char *r = strstr(l1, "; the rest (next edge, fast-forward, checks) ");
+    CHECK(r && sscanf(r, "; the rest (next edge, fast-forward, checks) %lf", &rest) == 1);
+    CHECK(sscanf(l2, "# loop profile: phase B's tasks %lf s: %llu edges alone", &tasks,
+                 &alone) == 2);
+    const char *sms = strstr(l2, ", SMs ");
+    CHECK(sms && sscanf(sms, ", SMs %lf/%llu), %llu edges handed to other threads %lf", &sm_s,
+                        &ntask, &team, &team_s) == 4);
+    long long cycles = last_value(p.out, "gpu_tot_sim_cycle");
+    CHECK_EQ(core + strtoull(ff, NULL, 10), (unsigned long long)cycles);
+    CHECK(core > 0 && core <= edges && alone <= edges && ntask > 0 && sm_s > 0);
+    CHECK_EQ(team, 0ull);
+    CHECK(team_s == 0 && rest >= -0.0005 && serial + tasks <= loop + 0.0005);
+    p = test_lockstep("run --threads=1 samples/synth/multi");
+    CHECK(strstr(p.out, "# loop profile") == NULL);
+    p = test_lockstep("run --threads=1 --team_profile=1 --sync_window=8 samples/synth/multi");
+    CHECK(strstr(p.out, "# loop profile") == NULL);
 }
 
 /* A copy twice the L2's size ahead of the kernel: its prefill runs per channel on the team, and

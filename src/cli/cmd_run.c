@@ -92,6 +92,35 @@ static void print_window_profile(FILE *f, const sim_window_profile *p)
     fputc('\n', f);
 }
 
+/* team_profile in the exact mode: the main thread's loop split into the serial phases one by
+ * one and the rest, then phase B's tasks, by kind on the edges it ran them alone. */
+static void print_loop_profile(FILE *f, const sim_loop_profile *p)
+{
+    const double *s = p->s;
+    double serial = 0, tasks = 0;
+    for (int k = 0; k < SIM_LP_AHEAD; k++)
+        serial += s[k];
+    for (int k = SIM_LP_AHEAD; k < SIM_LP_N; k++)
+        tasks += s[k];
+    fprintf(f, "# loop profile: loop %.3f s, %llu edges (%llu core); serial phases %.3f s: "
+               "replies into SMs %.3f, replies out of channels %.3f, requests into channels "
+               "%.3f, phase B's books %.3f, requests out of SMs %.3f, CTAs retired %.3f, kernels "
+               "and CTAs issued %.3f; the rest (next edge, fast-forward, checks) %.3f s\n",
+            p->loop_s, (unsigned long long)p->edges, (unsigned long long)p->core_edges, serial,
+            s[SIM_LP_REPLIES_IN], s[SIM_LP_REPLIES_OUT], s[SIM_LP_REQUESTS_IN],
+            s[SIM_LP_PHASE_B], s[SIM_LP_REQUESTS_OUT], s[SIM_LP_RETIRE], s[SIM_LP_CTAS],
+            p->loop_s - serial - tasks);
+    fprintf(f, "# loop profile: phase B's tasks %.3f s: %llu edges alone (s / tasks: "
+               "read-ahead %.3f/%llu, crossbar %.3f/%llu, channels %.3f/%llu, SMs %.3f/%llu), "
+               "%llu edges handed to other threads %.3f s\n",
+            tasks, (unsigned long long)p->alone_edges, s[SIM_LP_AHEAD],
+            (unsigned long long)p->tasks[SIM_LP_AHEAD], s[SIM_LP_XBAR],
+            (unsigned long long)p->tasks[SIM_LP_XBAR], s[SIM_LP_CHAN],
+            (unsigned long long)p->tasks[SIM_LP_CHAN], s[SIM_LP_SM],
+            (unsigned long long)p->tasks[SIM_LP_SM], (unsigned long long)p->team_edges,
+            s[SIM_LP_TEAM]);
+}
+
 static void print_rate(FILE *f, const sim_result *r, const knobs *k)
 {
     uint64_t wi = stat_get(&r->total.sm, "warp_insts");
@@ -113,6 +142,8 @@ static void print_rate(FILE *f, const sim_result *r, const knobs *k)
     }
     if (r->wprof)
         print_window_profile(f, r->wprof);
+    if (r->lprof)
+        print_loop_profile(f, r->lprof);
     if (r->team_threads < 2)
         return;
     fprintf(f, "# team of %d threads: ", r->team_threads);

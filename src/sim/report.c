@@ -283,6 +283,8 @@ void sim_result_free(sim_result *r)
         free(r->prof);
         r->prof = NULL;
     }
+    free(r->lprof);
+    r->lprof = NULL;
     if (r->wprof) {
         free(r->wprof->busy_s);
         free(r->wprof->tasks);

@@ -442,39 +442,89 @@ void sim_team_jobs(sim *g, uint32_t n, void (*fn)(sim *g, void *ctx, uint32_t i)
     g->job = NULL;
 }
 
-static void run_tasks(sim *g, uint32_t n, unsigned m)
+#ifdef _OPENMP
+/* Phase B's tasks on OpenMP's threads (omp_schedule static or dynamic). */
+static void run_tasks_omp(sim *g, uint32_t n, unsigned m)
+{
+    sim_omp_fork(g);
+    if (g->k.omp_schedule == 2) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads((int)g->k.threads)
+        for (uint32_t i = 0; i < n; i++) {
+            sim_omp_enter(g);
+            sim_run_task(g, i, m, (uint32_t)omp_get_thread_num());
+            sim_omp_leave(g);
+        }
+    } else {
+#pragma omp parallel for schedule(static) num_threads((int)g->k.threads)
+        for (uint32_t i = 0; i < n; i++) {
+            sim_omp_enter(g);
+            sim_run_task(g, i, m, (uint32_t)omp_get_thread_num());
+            sim_omp_leave(g);
+        }
+    }
+    sim_omp_join(g);
+}
+#endif
+
+/* Phase B's tasks handed to the team or to OpenMP's threads (returns 1), or left for the
+ * main thread to run alone (0). */
+static int hand_over(sim *g, uint32_t n, unsigned m)
 {
     /* memory-only edges (DRAM clocks run faster than the core) go to the team too: its
      * dispatch costs less than a dozen channels' DRAM cycles */
     if (g->use_team && !g->adapt.solo && (g->nactive > 1 || g->task_chan > 1)) {
         sim_team_run(g, n, m);
-        return;
+        return 1;
     }
     g->team.p_solo += g->use_team && !g->team_deferred;
 #ifdef _OPENMP
     if (!g->use_team && g->k.threads > 1 && g->nactive > 1) {
-        sim_omp_fork(g);
-        if (g->k.omp_schedule == 2) {
-#pragma omp parallel for schedule(dynamic, 1) num_threads((int)g->k.threads)
-            for (uint32_t i = 0; i < n; i++) {
-                sim_omp_enter(g);
-                sim_run_task(g, i, m, (uint32_t)omp_get_thread_num());
-                sim_omp_leave(g);
-            }
-        } else {
-#pragma omp parallel for schedule(static) num_threads((int)g->k.threads)
-            for (uint32_t i = 0; i < n; i++) {
-                sim_omp_enter(g);
-                sim_run_task(g, i, m, (uint32_t)omp_get_thread_num());
-                sim_omp_leave(g);
-            }
-        }
-        sim_omp_join(g);
-        return;
+        run_tasks_omp(g, n, m);
+        return 1;
     }
 #endif
-    for (uint32_t i = 0; i < n; i++)
+    return 0;
+}
+
+/* team_profile: the kind of task i of this edge (the order of sim_run_task). */
+static int task_kind(const sim *g, uint32_t i)
+{
+    if (i < g->task_ahead)
+        return SIM_LP_AHEAD;
+    i -= g->task_ahead;
+    if (i < g->task_icnt)
+        return SIM_LP_XBAR;
+    return i - g->task_icnt < g->task_chan ? SIM_LP_CHAN : SIM_LP_SM;
+}
+
+/* run_tasks under team_profile: the same tasks in the same order, their ticks tallied. */
+static void run_tasks_timed(sim *g, uint32_t n, unsigned m)
+{
+    sim_lprof *p = g->lp;
+    uint64_t t = sim_ticks();
+    if (hand_over(g, n, m)) {
+        sim_lap(p, SIM_LP_TEAM, t);
+        p->team_edges++;
+        return;
+    }
+    p->alone_edges++;
+    for (uint32_t i = 0; i < n; i++) {
         sim_run_task(g, i, m, 0);
+        int k = task_kind(g, i);
+        t = sim_lap(p, k, t);
+        p->n[k]++;
+    }
+}
+
+static void run_tasks(sim *g, uint32_t n, unsigned m)
+{
+    if (g->lp) {
+        run_tasks_timed(g, n, m);
+        return;
+    }
+    if (!hand_over(g, n, m))
+        for (uint32_t i = 0; i < n; i++)
+            sim_run_task(g, i, m, 0);
 }
 
 /* Phase B, then the interconnect cycle of an interconnect edge (its subnets as tasks). */
@@ -555,13 +605,24 @@ static void adapt_edge(sim *g)
         sim_adapt_window(&g->adapt, now);
 }
 
-static int core_cycle(sim *g, base_err *e)
+/* team_profile: the ticks since *t go to phase k (nothing without the profile). */
+static void lap(sim *g, int k, uint64_t *t)
+{
+    if (g->lp)
+        *t = sim_lap(g->lp, k, *t);
+}
+
+/* Phase C; t: the profile's clock as it starts (lap). */
+static int core_cycle(sim *g, base_err *e, uint64_t t)
 {
     g->sm_upto = g->cycle + 1; /* phase B of this cycle has run */
     sms_to_icnt(g);
+    lap(g, SIM_LP_REQUESTS_OUT, &t);
     sim_retire(g);
+    lap(g, SIM_LP_RETIRE, &t);
     if (sim_kernels_advance(g, e) || sim_issue_ctas(g, e))
         return -1;
+    lap(g, SIM_LP_CTAS, &t);
     g->cycle++;
     if (g->use_team && !g->team_deferred && g->k.team_adapt)
         adapt_edge(g);
@@ -603,23 +664,36 @@ int sim_stop_now(sim *g)
 static int step(sim *g, base_err *e)
 {
     unsigned m = sim_next_edges(g);
+    uint64_t t = 0;
+    if (g->lp) {
+        t = sim_ticks();
+        g->lp->edges++;
+        g->lp->core_edges += (m & 1u << CLK_CORE) != 0;
+    }
     g->sm_upto = g->cycle;
-    if (m & 1u << CLK_CORE)
+    if (m & 1u << CLK_CORE) {
         replies_to_sms(g);
-    if (m & 1u << CLK_ICNT)
+        lap(g, SIM_LP_REPLIES_IN, &t);
+    }
+    if (m & 1u << CLK_ICNT) {
         sim_chans_replies_out(g);
-    if (m & 1u << CLK_L2)
+        lap(g, SIM_LP_REPLIES_OUT, &t);
+    }
+    if (m & 1u << CLK_L2) {
         icnt_to_parts(g);
+        lap(g, SIM_LP_REQUESTS_IN, &t);
+    }
     phase_b(g, m);
+    lap(g, SIM_LP_PHASE_B, &t);
     if (m & 1u << CLK_CORE)
-        return core_cycle(g, e) ? -1 : 1;
+        return core_cycle(g, e, t) ? -1 : 1;
     return 0;
 }
 
 /* The simulation proper: edges until every command is done (0), an error (-1), or a stop
  * knob (0); with `until` above 0, also until the host clock passes it, checked every 256
  * core edges (1: call again to go on). */
-static int run_loop(sim *g, base_err *e, FILE *diag, double until)
+static int loop_edges(sim *g, base_err *e, FILE *diag, double until)
 {
     int rc = 0;
     if (!g->loop_began) {
@@ -653,6 +727,19 @@ static int run_loop(sim *g, base_err *e, FILE *diag, double until)
             return 1;
     }
     sim_sync_sms(g);
+    return rc;
+}
+
+/* loop_edges, under team_profile with its time and ticks counted (the loop profile's scale). */
+static int run_loop(sim *g, base_err *e, FILE *diag, double until)
+{
+    if (!g->lp)
+        return loop_edges(g, e, diag, until);
+    double s0 = base_now_s();
+    uint64_t k0 = sim_ticks();
+    int rc = loop_edges(g, e, diag, until);
+    g->lp->loop_ticks += sim_ticks() - k0;
+    g->lp->loop_s += base_now_s() - s0;
     return rc;
 }
 
@@ -796,6 +883,31 @@ static int run_parallel(sim *g, base_err *e, FILE *diag)
     return run_loop(g, e, diag, 0);
 }
 
+/* team_profile in the exact mode: the loop profile into the result, in seconds (ticks scaled
+ * by the loop's); phase B's own books are its time less its tasks'. */
+static void lprof_keep(sim *g)
+{
+    sim_lprof *p = g->lp;
+    if (!p)
+        return;
+    sim_loop_profile *q = base_calloc(1, sizeof *q);
+    double per = p->loop_ticks ? p->loop_s / (double)p->loop_ticks : 0;
+    q->edges = p->edges;
+    q->core_edges = p->core_edges;
+    q->alone_edges = p->alone_edges;
+    q->team_edges = p->team_edges;
+    q->loop_s = p->loop_s;
+    for (int k = 0; k < SIM_LP_N; k++) {
+        q->s[k] = per * (double)p->t[k];
+        q->tasks[k] = p->n[k];
+    }
+    for (int k = SIM_LP_AHEAD; k <= SIM_LP_TEAM; k++)
+        q->s[SIM_LP_PHASE_B] -= q->s[k];
+    g->res->lprof = q;
+    free(p);
+    g->lp = NULL;
+}
+
 int sim_run(sim *g, const trace_list *l, sim_result *r, FILE *diag, FILE *progress, base_err *e)
 {
     memset(r, 0, sizeof *r);
@@ -806,7 +918,10 @@ int sim_run(sim *g, const trace_list *l, sim_result *r, FILE *diag, FILE *progre
     r->k = base_calloc(l->nkernels + 1, sizeof *r->k);
     g->rk = base_calloc(l->nkernels + 1, sizeof *g->rk);
     g->done_by_uid = base_calloc(l->nkernels + 2, sizeof *g->done_by_uid);
+    if (g->k.team_profile && g->k.sync_window <= 0)
+        g->lp = base_calloc(1, sizeof *g->lp);
     int rc = run_parallel(g, e, diag);
+    lprof_keep(g);
     r->drained = rc == 0 && sim_drained(g);
     if (progress)
         sim_progress(g, 1);

@@ -68,6 +68,33 @@ typedef struct sim_window_profile {
     uint64_t *tasks, *stolen;
 } sim_window_profile;
 
+/* Where the exact mode's loop went (knob team_profile; host-side, seconds scaled from the
+ * main thread's clock ticks): each serial phase; phase B's own books (the active list, the
+ * channels' plan and their flags, the crossbar's edge); phase B's tasks, by kind where the
+ * main thread ran them alone (seconds and tasks), and in one sum where it handed them to a
+ * team or to OpenMP (sim_team_profile splits those); and the rest of the loop (choosing the
+ * next clock edge, fast-forward, the watchdog and the stop checks). */
+enum {
+    SIM_LP_REPLIES_IN,   /* phase A: replies out of the crossbar into the SMs */
+    SIM_LP_REPLIES_OUT,  /* phase A: replies out of the channels into the crossbar */
+    SIM_LP_REQUESTS_IN,  /* phase A: requests out of the crossbar into the channels */
+    SIM_LP_PHASE_B,      /* phase B's books (while it runs, all of phase B) */
+    SIM_LP_REQUESTS_OUT, /* phase C: requests out of the SMs into the crossbar */
+    SIM_LP_RETIRE,       /* phase C: finished CTAs retired */
+    SIM_LP_CTAS,         /* phase C: kernels ended and launched, CTAs issued */
+    SIM_LP_AHEAD,        /* tasks run alone: the CTA read-ahead */
+    SIM_LP_XBAR,         /* tasks run alone: the crossbar's subnets */
+    SIM_LP_CHAN,         /* tasks run alone: memory channels */
+    SIM_LP_SM,           /* tasks run alone: SMs */
+    SIM_LP_TEAM,         /* phase B's tasks handed to other threads */
+    SIM_LP_N
+};
+typedef struct sim_loop_profile {
+    uint64_t edges, core_edges, alone_edges, team_edges;
+    uint64_t tasks[SIM_LP_N]; /* SIM_LP_AHEAD to SIM_LP_SM */
+    double loop_s, s[SIM_LP_N];
+} sim_loop_profile;
+
 typedef struct sim_result {
     sim_kernel_result *k;
     size_t nk;
@@ -98,6 +125,7 @@ typedef struct sim_result {
     uint64_t windows_alone; /* with threads > 1: windows run on the main thread (team_adapt) */
     int64_t window_rop;
     sim_window_profile *wprof; /* team_profile in the windowed mode: else NULL */
+    sim_loop_profile *lprof;   /* team_profile in the exact mode: else NULL */
 } sim_result;
 
 typedef struct sim sim;

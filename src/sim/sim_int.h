@@ -60,6 +60,23 @@ static inline uint64_t sim_ticks(void)
 #endif
 }
 
+/* The exact mode's loop profile as it runs (team_profile): ticks and counts by the
+ * SIM_LP_* phases, written by the main thread alone; sim_loop_profile is what the result
+ * keeps. */
+typedef struct sim_lprof {
+    uint64_t t[SIM_LP_N], n[SIM_LP_N];
+    uint64_t edges, core_edges, alone_edges, team_edges, loop_ticks;
+    double loop_s;
+} sim_lprof;
+
+/* team_profile: the ticks since t go to phase k; returns now. */
+static inline uint64_t sim_lap(sim_lprof *p, int k, uint64_t t)
+{
+    uint64_t now = sim_ticks();
+    p->t[k] += now - t;
+    return now;
+}
+
 typedef struct sim_team {
     /* the open epoch, the stop word, the job word and the rest each on their own cache line
      * (padded: the sim is not allocated over-aligned): helpers poll the first every edge */
@@ -308,6 +325,7 @@ struct sim {
     FILE *progress;
     double t0, last_print;
     sim_result *res;
+    sim_lprof *lp;             /* team_profile in the exact mode, else NULL */
     base_err *err;
     char omp_fork, omp_join; /* addresses only: sim_omp_fork and the like */
 };
