@@ -61,7 +61,8 @@ same_as_one_thread() {
 for w in reduce gather sgemm-tiled multi hmma; do
     same_as_one_thread "$w" "" base "--threads=2" "--threads=2 --team_start_ms=0" \
         "--threads=4 --team_start_ms=0" "--threads=3 --omp_schedule=static" \
-        "--threads=4 --omp_schedule=dynamic"
+        "--threads=4 --omp_schedule=dynamic" "--threads=2 --team_start_ms=0 --team_profile=1" \
+        "--threads=3 --omp_schedule=static --team_profile=1"
 done
 # the windowed mode (sync_window): its own one-thread statistics against 2 and 4 threads
 for w in reduce gather multi; do

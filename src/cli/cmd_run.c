@@ -105,7 +105,8 @@ static void print_loop_profile(FILE *f, const sim_loop_profile *p)
     fprintf(f, "# loop profile: loop %.3f s, %llu edges (%llu core); serial phases %.3f s: "
                "replies into SMs %.3f, replies out of channels %.3f, requests into channels "
                "%.3f, phase B's books %.3f, requests out of SMs %.3f, CTAs retired %.3f, kernels "
-               "and CTAs issued %.3f; the rest (next edge, fast-forward, checks) %.3f s\n",
+               "and CTAs issued %.3f; the rest (first launch, next edges, fast-forward, checks) "
+               "%.3f s\n",
             p->loop_s, (unsigned long long)p->edges, (unsigned long long)p->core_edges, serial,
             s[SIM_LP_REPLIES_IN], s[SIM_LP_REPLIES_OUT], s[SIM_LP_REQUESTS_IN],
             s[SIM_LP_PHASE_B], s[SIM_LP_REQUESTS_OUT], s[SIM_LP_RETIRE], s[SIM_LP_CTAS],

@@ -72,8 +72,8 @@ typedef struct sim_window_profile {
  * main thread's clock ticks): each serial phase; phase B's own books (the active list, the
  * channels' plan and their flags, the crossbar's edge); phase B's tasks, by kind where the
  * main thread ran them alone (seconds and tasks), and in one sum where it handed them to a
- * team or to OpenMP (sim_team_profile splits those); and the rest of the loop (choosing the
- * next clock edge, fast-forward, the watchdog and the stop checks). */
+ * team or to OpenMP (sim_team_profile splits those); and the rest of the loop (the first
+ * kernel's launch, choosing the next clock edges, fast-forward, the watchdog, the stops). */
 enum {
     SIM_LP_REPLIES_IN,   /* phase A: replies out of the crossbar into the SMs */
     SIM_LP_REPLIES_OUT,  /* phase A: replies out of the channels into the crossbar */
