@@ -66,6 +66,7 @@ KNOBS = {
     "omp_schedule": ["team", "static", "dynamic"],
     "team_min_edge_us": ["0", "5"],
     "team_chan_home": ["auto", "main", "spread"],
+    "team_profile": ["0", "1"],
     "sync_window_compensate": ["0", "1"],
     "clock_icnt_mhz": ["500", "1132", "2000", "3001"],
     "clock_l2_mhz": ["400", "1132", "1700", "2900"],
