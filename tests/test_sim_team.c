@@ -228,8 +228,8 @@ TEST(sim_loop_profile_lines)
         return;
     while (ff > p.out && ff[-1] >= '0' && ff[-1] <= '9')
         ff--;
-    double loop, serial, rest, tasks, sm_s, team_s;
-    unsigned long long edges, core, alone, ntask, team;
+    double loop = 0, serial = 0, rest = -1, tasks = 0, sm_s = 0, team_s = -1;
+    unsigned long long edges = 0, core = 0, alone = 0, ntask = 0, team = 1;
     CHECK(sscanf(l1, "# loop profile: loop %lf s, %llu edges (%llu core); serial phases %lf s",
                  &loop, &edges, &core, &serial) == 4);
     const char *rest_at = "; the rest (first launch, next edges, fast-forward, checks) ";
