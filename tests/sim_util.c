@@ -160,3 +160,15 @@ unsigned long long su_profile_tasks(const char *line, unsigned threads)
     }
     return tasks;
 }
+
+long long su_ff_cycles(const char *out)
+{
+    const char *r = strstr(out, "# simulation rate");
+    const char *f = r ? strstr(r, " cycles fast-forwarded") : NULL;
+    if (!f)
+        return -1;
+    while (f > r && f[-1] >= '0' && f[-1] <= '9')
+        f--;
+    long long n = -1;
+    return sscanf(f, "%lld", &n) == 1 ? n : -1;
+}

@@ -40,4 +40,6 @@ void su_rmdir(const char *dir);
  * or "# window profile: thread: ..." line, each checked (ids in order, stolen no more than
  * run); the tasks run, summed. */
 unsigned long long su_profile_tasks(const char *line, unsigned threads);
+/* The N of "N cycles fast-forwarded" on a run's "# simulation rate" line, or -1. */
+long long su_ff_cycles(const char *out);
 #endif
