@@ -172,3 +172,12 @@ long long su_ff_cycles(const char *out)
     long long n = -1;
     return sscanf(f, "%lld", &n) == 1 ? n : -1;
 }
+
+uint64_t su_out_stat(const char *out, const char *name)
+{
+    char key[160];
+    unsigned long long v;
+    snprintf(key, sizeof key, "\n%s = ", name);
+    const char *t = out ? strstr(out, key) : NULL;
+    return t && sscanf(t + strlen(key), "%llu", &v) == 1 ? (uint64_t)v : UINT64_MAX;
+}

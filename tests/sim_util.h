@@ -40,6 +40,9 @@ void su_rmdir(const char *dir);
  * or "# window profile: thread: ..." line, each checked (ids in order, stolen no more than
  * run); the tasks run, summed. */
 unsigned long long su_profile_tasks(const char *line, unsigned threads);
+/* The value of statistic `name` in a run's text output, its first line (UINT64_MAX: not
+ * there). */
+uint64_t su_out_stat(const char *out, const char *name);
 /* The N of "N cycles fast-forwarded" on a run's "# simulation rate" line, or -1. */
 long long su_ff_cycles(const char *out);
 #endif

@@ -266,16 +266,6 @@ TEST(sim_reply_waits_for_outbound_room_only_to_write_back)
     }
 }
 
-/* The value of statistic `name` in a run's text output (UINT64_MAX: not there). */
-static uint64_t out_stat(const char *out, const char *name)
-{
-    char key[160];
-    unsigned long long v;
-    snprintf(key, sizeof key, "\n%s = ", name);
-    const char *t = out ? strstr(out, key) : NULL;
-    return t && sscanf(t + strlen(key), "%llu", &v) == 1 ? (uint64_t)v : UINT64_MAX;
-}
-
 /* A write-allocating L1D (l1d_write_alloc fetch or write) opened an MSHR entry for the
  * line a store missed and never sent its fetch: the entry stayed open, and where later
  * accesses to the line reached its merge limit (l1d_mshr_merge=2) the GTX 480 run stopped
@@ -296,13 +286,13 @@ TEST(sim_l1d_write_allocate_fetches_leave_the_sm)
             test_proc r = test_lockstep("run --preset=gtx480 --l1d_write_alloc=%s %s %s",
                                         walloc[i], modes[m], trace);
             CHECK_EQ(r.status, 0);
-            CHECK_EQ(out_stat(r.out, "gpu_tot_sim_insn"), ts.thread_insts);
-            CHECK_EQ(out_stat(r.out, "total.l1d.fetches"), 3 * 512);
-            CHECK_EQ(out_stat(r.out, "total.sm.mem_requests"), 4 * 3 * 512 + (i ? 2048 : 0));
+            CHECK_EQ(su_out_stat(r.out, "gpu_tot_sim_insn"), ts.thread_insts);
+            CHECK_EQ(su_out_stat(r.out, "total.l1d.fetches"), 3 * 512);
+            CHECK_EQ(su_out_stat(r.out, "total.sm.mem_requests"), 4 * 3 * 512 + (i ? 2048 : 0));
             r = test_lockstep("run --preset=gtx480 --l1d_write_alloc=%s --l1d_mshr_merge=2 %s %s",
                               walloc[i], modes[m], trace);
             CHECK_EQ(r.status, 0);
-            CHECK_EQ(out_stat(r.out, "gpu_tot_sim_insn"), ts.thread_insts);
+            CHECK_EQ(su_out_stat(r.out, "gpu_tot_sim_insn"), ts.thread_insts);
         }
 }
 
@@ -321,8 +311,8 @@ TEST(sim_l1d_writeback_and_line_fetch_fit_the_outbound_queue)
         test_proc r = test_lockstep("run --preset=gtx480 --l1d_write=wb "
                                     "--l1d_write_alloc=lazy_fetch %s", w[i]);
         CHECK_EQ(r.status, 0);
-        CHECK_EQ(out_stat(r.out, "gpu_tot_sim_insn"), ts.thread_insts);
-        CHECK(out_stat(r.out, "total.l1d.writebacks") > 0);
+        CHECK_EQ(su_out_stat(r.out, "gpu_tot_sim_insn"), ts.thread_insts);
+        CHECK(su_out_stat(r.out, "total.l1d.writebacks") > 0);
     }
 }
 

@@ -201,16 +201,6 @@ TEST(sim_team_profile_lines)
     CHECK(strstr(p.out, "# team profile") == NULL);
 }
 
-/* The last "key = N" line of out, or -1. */
-static long long last_value(const char *out, const char *key)
-{
-    long long v = -1;
-    for (const char *q = strstr(out, key); q; q = strstr(q + 1, key))
-        if ((q == out || q[-1] == '\n') && sscanf(q + strlen(key), " = %lld", &v) != 1)
-            v = -1;
-    return v;
-}
-
 /* team_profile in the exact mode prints the loop's phases, as two # lines after the rate.
  * Every core edge the loop ran is counted once: with the cycles fast-forward jumped, they make
  * the run's cycles (five kernels). On one thread no edge goes to other threads, the parts do
@@ -238,7 +228,7 @@ TEST(sim_loop_profile_lines)
     const char *sms = strstr(l2, ", SMs ");
     CHECK(sms && sscanf(sms, ", SMs %lf/%llu), %llu edges handed to other threads %lf", &sm_s,
                         &ntask, &team, &team_s) == 4);
-    long long cycles = last_value(p.out, "gpu_tot_sim_cycle");
+    uint64_t cycles = su_out_stat(p.out, "total.gpu_tot_sim_cycle");
     CHECK_EQ(core + (unsigned long long)ff, (unsigned long long)cycles);
     CHECK(core > 0 && core <= edges && alone <= edges && ntask > 0 && sm_s > 0);
     CHECK_EQ(team, 0ull);
