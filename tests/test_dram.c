@@ -686,13 +686,47 @@ TEST(dram_foreach_sees_every_request)
     fx_close(&f);
 }
 
+/* Drives two controllers with the same random stream for 20,000 cycles and returns how often
+ * they differed: in room, in returns (which request, when) and in their counters. Reads and
+ * writes over few rows of `banks` banks (hits, misses, conflicts), pushed every cycle or
+ * every `every` cycles, and returns popped at random (so column commands wait for room when
+ * the return queue is small). */
+static int twin_mismatches(fx *a, fx *b, uint64_t *seed, uint32_t every, uint32_t banks)
+{
+    int mismatches = 0;
+    for (int t = 0; t < 20000; t++) {
+        *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t r = (uint32_t)(*seed >> 33);
+        mismatches += dram_can_accept(a->d) != dram_can_accept(b->d);
+        if (r % every == 0 && dram_can_accept(a->d) && dram_can_accept(b->d)) {
+            int op = (r >> 2) % 4 == 0 ? MEM_WR : MEM_RD;
+            push(a, op, (r >> 4) % banks, (r >> 12) % 3, (uint16_t)t);
+            push(b, op, (r >> 4) % banks, (r >> 12) % 3, (uint16_t)t);
+        }
+        dram_cycle(a->d);
+        dram_cycle(b->d);
+        if ((r >> 16) % 4 == 0)
+            while (dram_ret_ready(a->d)) {
+                mismatches += !dram_ret_ready(b->d);
+                if (!dram_ret_ready(b->d))
+                    break;
+                mismatches += dram_ret_pop(a->d).slot != dram_ret_pop(b->d).slot;
+            }
+        mismatches += dram_ret_ready(a->d) != dram_ret_ready(b->d);
+    }
+    static const char *const names[] = {"reads",    "writes",      "activates", "precharges",
+                                        "row_hits", "busy_cycles", "queue_sum"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        mismatches += st(a, names[i]) != st(b, names[i]);
+    return mismatches;
+}
+
 /* The controller skips scans until a command can issue, remembers picks per bank and, with one
  * command bus, decides each command when the one before it issues; an eager twin that scans
- * and asks the scheduler every cycle must issue the same commands at the same cycles. Random
- * streams of reads and writes over few rows (hits, misses, conflicts), pushed every cycle or
- * every third one (pushes that do and do not overturn a decision), both schedulers, one and
- * two command buses, and a small return queue popped at random (so column commands wait for
- * room). */
+ * and asks the scheduler every cycle must issue the same commands at the same cycles
+ * (twin_mismatches), pushed every cycle or every third one (pushes that do and do not
+ * overturn a decision), both schedulers, one and two command buses, and a return queue of 3
+ * or 64 entries. */
 TEST(dram_skipped_scans_change_nothing)
 {
     uint64_t seed = 7;
@@ -700,7 +734,6 @@ TEST(dram_skipped_scans_change_nothing)
     for (int sch = 0; sch < 2; sch++)
         for (int dual = 0; dual < 2; dual++)
             for (int retq = 0; retq < 4; retq++) {
-                uint32_t every = retq < 2 ? 3 : 1;
                 fx a, b;
                 test_knobs(&a.k);
                 a.k.dram_scheduler = sch;
@@ -711,36 +744,62 @@ TEST(dram_skipped_scans_change_nothing)
                 fx_open(&a);
                 fx_open(&b);
                 dram_set_eager(b.d, 1);
-                for (int t = 0; t < 20000; t++) {
-                    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-                    uint32_t r = (uint32_t)(seed >> 33);
-                    mismatches += dram_can_accept(a.d) != dram_can_accept(b.d);
-                    if (r % every == 0 && dram_can_accept(a.d) && dram_can_accept(b.d)) {
-                        int op = (r >> 2) % 4 == 0 ? MEM_WR : MEM_RD;
-                        push(&a, op, (r >> 4) % 16, (r >> 8) % 3, (uint16_t)t);
-                        push(&b, op, (r >> 4) % 16, (r >> 8) % 3, (uint16_t)t);
-                    }
-                    dram_cycle(a.d);
-                    dram_cycle(b.d);
-                    if ((r >> 12) % 4 == 0)
-                        while (dram_ret_ready(a.d)) {
-                            mismatches += !dram_ret_ready(b.d);
-                            if (!dram_ret_ready(b.d))
-                                break;
-                            mismatches += dram_ret_pop(a.d).slot != dram_ret_pop(b.d).slot;
-                        }
-                    mismatches += dram_ret_ready(a.d) != dram_ret_ready(b.d);
-                }
-                static const char *const names[] = {"reads", "writes", "activates", "precharges",
-                                                    "row_hits", "busy_cycles", "queue_sum"};
-                for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-                    mismatches += st(&a, names[i]) != st(&b, names[i]);
+                mismatches += twin_mismatches(&a, &b, &seed, retq < 2 ? 3 : 1, 16);
                 cases += st(&a, "precharges") > 100 && st(&a, "row_hits") > 100;
                 fx_close(&a);
                 fx_close(&b);
             }
     CHECK_EQ(mismatches, 0);
     CHECK_EQ(cases, 16); /* every configuration saw misses and hits */
+}
+
+/* The vector scan (host_simd, on an AVX2 host) issues the same commands at the same cycles as
+ * the plain one: 8, 16 and 64 banks (two, four and sixteen vectors; 64 fills the occupancy
+ * word), both schedulers, one and two command buses (the dual bus scans for one class of
+ * command at a time), eager or not, and a return queue of 3 entries (column commands wait,
+ * their time unknown) or 64. Skipped on a host without AVX2. */
+TEST(dram_simd_scan_matches_plain)
+{
+    static const struct { uint32_t banks; const char *map; } geo[] = {
+        {8, "dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RRBBCCCC.BCCSSSSS"},
+        {16, NULL},
+        {64, "dramid@8;00000000.00000000.00000000.00000000.00RRRRRR.RRRRRRRB.BBBBBCCC.CCCSSSSS"},
+    };
+    uint64_t seed = 19;
+    int cases = 0, mismatches = 0, vector = 0;
+    for (size_t g = 0; g < sizeof geo / sizeof geo[0]; g++)
+        for (int v = 0; v < 16; v++) {
+            fx a, b;
+            test_knobs(&a.k);
+            a.k.dram_banks = (int64_t)geo[g].banks;
+            if (geo[g].map)
+                snprintf(a.k.dram_addr_map, sizeof a.k.dram_addr_map, "%s", geo[g].map);
+            a.k.dram_scheduler = v & 1;
+            a.k.dram_dual_bus = v >> 1 & 1;
+            a.k.dram_return_queue = v >> 3 & 1 ? 3 : 64;
+            a.k.dram_sched_queue = geo[g].banks > 16 ? 64 : 16;
+            a.k.host_simd = 1;
+            b.k = a.k;
+            b.k.host_simd = 0;
+            fx_open(&a);
+            fx_open(&b);
+            vector += dram_uses_simd(a.d);
+            CHECK_EQ(dram_uses_simd(b.d), 0);
+            if (v >> 2 & 1) {
+                dram_set_eager(a.d, 1);
+                dram_set_eager(b.d, 1);
+            }
+            mismatches += twin_mismatches(&a, &b, &seed, 1 + (uint32_t)(v & 2), geo[g].banks);
+            cases += st(&a, "precharges") > 100 && st(&a, "row_hits") > 100;
+            fx_close(&a);
+            fx_close(&b);
+        }
+    CHECK_EQ(mismatches, 0);
+    CHECK_EQ(cases, 48);
+    if (!vector)
+        test_skip("no AVX2 on this host (or no glibc CPU record): the vector scan never ran");
+    else
+        CHECK_EQ(vector, 48);
 }
 
 /* Banks are scanned round-robin from the one after the last command's bank, over every bank

@@ -157,9 +157,10 @@ static void same_json_runs(const char *trace, const char *cfgdir, const char *co
     free(first);
 }
 
-/* The JSON of a whole run is byte-identical cycle by cycle and edge by edge (fast_forward=0,
- * dram_defer=0, chan_sleep=0) and with the fast-forward, deferred DRAM edges and sleeping
- * channels (also each alone), for 1 to 4 threads, every
+/* The JSON of a whole run is byte-identical cycle by cycle and edge by edge with plain C
+ * scans (fast_forward=0, dram_defer=0, chan_sleep=0, host_simd=0) and with the fast-forward,
+ * deferred DRAM edges, sleeping channels and vector scans (also each alone), for 1 to 4
+ * threads, every
  * schedule (the persistent team, OpenMP static and dynamic loops), both homes of the memory
  * channels (team_chan_home) and the team started at once, after two solo periods of 1 ms
  * (mid-run, where the run lasts that long) or by default (periods of 10 ms, and only on edges
@@ -167,7 +168,8 @@ static void same_json_runs(const char *trace, const char *cfgdir, const char *co
  * its reference config) and every bundled synth sample. */
 static void same_json(const char *trace, const char *cfgdir)
 {
-    const char *runs[] = {"--fast_forward=0 --dram_defer=0 --chan_sleep=0", "--threads=1",
+    const char *runs[] = {"--fast_forward=0 --dram_defer=0 --chan_sleep=0 --host_simd=0",
+                          "--threads=1",
                           "--fast_forward=0 --dram_defer=0", "--fast_forward=0 --chan_sleep=0",
                           "--threads=2 --team_start_ms=0", "--threads=4 --team_start_ms=0",
                           "--threads=2 --team_start_ms=1 --team_min_edge_us=0 --team_min_left_ms=0",
@@ -317,11 +319,12 @@ TEST(sim_l1d_writeback_and_line_fetch_fit_the_outbound_queue)
 }
 
 /* Windowed mode: the JSON is byte-identical for 1 to 4 threads, with and without skipped
- * quiet windows and parking (fast_forward), deferred DRAM edges and sleeping channels (results
- * depend on sync_window, never on the host), and the run says it was windowed. */
+ * quiet windows and parking (fast_forward), deferred DRAM edges, sleeping channels and vector
+ * scans (results depend on sync_window, never on the host), and the run says it was
+ * windowed. */
 static void same_json_windowed(const char *trace, const char *cfgdir)
 {
-    const char *runs[] = {"--threads=1 --fast_forward=0 --dram_defer=0 --chan_sleep=0",
+    const char *runs[] = {"--threads=1 --host_simd=0 --fast_forward=0 --dram_defer=0 --chan_sleep=0",
                           "--threads=1", "--threads=2", "--threads=3 --fast_forward=0",
                           "--threads=4 --dram_defer=0", "--threads=2 --team_profile=1",
                           "--threads=1 --chan_sleep=0", "--threads=2 --team_adapt=0"};

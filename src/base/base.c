@@ -10,6 +10,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#if BASE_AVX2
+#include <sys/platform/x86.h>
+#endif
 
 int base_vfail(base_err *e, int code, const char *fmt, va_list ap)
 {
@@ -509,4 +512,13 @@ double base_now_s(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+int base_host_avx2(void)
+{
+#if BASE_AVX2
+    return CPU_FEATURE_ACTIVE(AVX2);
+#else
+    return 0;
+#endif
 }

@@ -35,6 +35,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if BASE_AVX2
+#include <immintrin.h>
+#endif
 
 #define NEVER (INT64_MIN / 2)       /* "never issued": t - NEVER exceeds every delay */
 #define SCHED_Q_UNLIMITED 4096u     /* dram_sched_queue = 0 */
@@ -74,17 +77,6 @@ typedef struct dram_bank {
     int8_t want;      /* the command it needs (dram_cmd), -1 with no pick */
 } dram_bank;
 
-/* What the scan reads of a bank, apart (16 bytes, so a scan of all banks reads few host
- * lines): while the pick is fresh, the first cycle the same-bank rules allow its command,
- * that command's rdy_grp entry for the bank's group, and the command. Only a command on this
- * bank moves its same-bank rules, and every command leaves its bank stale (issue,
- * entries_changed), so `own` cannot go out of date while the pick is fresh. */
-typedef struct dram_scan {
-    int64_t own;      /* INT64_MAX with no pick */
-    uint32_t grp_cmd;
-    uint32_t cmd;     /* want, or DRAM_ACT with no pick */
-} dram_scan;
-
 #define NIL UINT32_MAX
 
 typedef struct dram_flight {
@@ -122,7 +114,18 @@ struct dram {
     struct dram_then { uint32_t then, delay; } plan[DRAM_NCMD][4][DRAM_NCMD];
     uint8_t nplan[DRAM_NCMD][4];
     dram_bank *bk;
-    dram_scan *sc;
+    /* What the scan reads of each bank, in arrays of their own (a scan of all banks reads
+     * few host lines, and the vector scan loads four banks at a time): while the pick is
+     * fresh, the first cycle the same-bank rules allow its command (sc_own, INT64_MAX with
+     * no pick) and the index of that command's rdy_grp entry for the bank's group (sc_gc,
+     * group * DRAM_NCMD + command; DRAM_ACT with no pick). Only a command on this bank moves
+     * its same-bank rules, and every command leaves its bank stale (issue, entries_changed),
+     * so sc_own cannot go out of date while the pick is fresh. A bank without requests has
+     * INT64_MAX there, whatever its last pick was, so a scan of every bank passes it over. */
+    int64_t *sc_own;
+    uint32_t *sc_gc;
+    int64_t *gtab;   /* vector scan: per rdy_grp entry, it or the scan's base if later */
+    int simd;        /* the vector scan (dram_uses_simd) */
     /* The first cycle the rules allow a command, kept by scope: [bank][cmd] for same-bank
      * rules, [group][cmd] for same- and other-group rules, [cmd] for any-bank rules; a bank
      * may issue cmd from the largest of its three. Issue times only grow, so the latest
@@ -201,7 +204,9 @@ static void carve_state(dram *d, uint32_t qcap, uint32_t retcap, base_slab *b)
 {
     uint32_t nbk = d->t.nbk;
     d->bk = base_slab_take(b, nbk, sizeof *d->bk);
-    d->sc = base_slab_take(b, nbk, sizeof *d->sc);
+    d->sc_own = base_slab_take(b, nbk, sizeof *d->sc_own);
+    d->sc_gc = base_slab_take(b, nbk, sizeof *d->sc_gc);
+    d->gtab = base_slab_take(b, (size_t)d->t.nbkgrp * DRAM_NCMD, sizeof *d->gtab);
     d->rdy_bank = base_slab_take(b, (size_t)nbk * DRAM_NCMD, sizeof *d->rdy_bank);
     d->rdy_grp = base_slab_take(b, (size_t)d->t.nbkgrp * DRAM_NCMD, sizeof *d->rdy_grp);
     d->qcap = qcap;
@@ -228,10 +233,14 @@ static void alloc_state(dram *d, uint32_t qcap, uint32_t retcap)
         d->rdy_grp[i] = NEVER;
     for (int c = 0; c < DRAM_NCMD; c++)
         d->rdy_any[c] = NEVER;
+    for (uint32_t b = 0; b < d->t.nbk; b++)
+        d->sc_own[b] = INT64_MAX;
     d->head = d->tail = NIL;
     d->decided = NIL;
     d->occ_words = (d->t.nbk + 63) / 64;
 }
+
+static int simd_ok(const dram *d, const knobs *k);
 
 dram *dram_new(const knobs *k, const mem_addrmap *map, uint32_t channel)
 {
@@ -250,6 +259,7 @@ dram *dram_new(const knobs *k, const mem_addrmap *map, uint32_t channel)
     if (!d->sched)
         base_panic("dram %u: no scheduler plug-in named '%s'", channel, name);
     index_rules(d);
+    d->simd = simd_ok(d, k);
     alloc_state(d, k->dram_sched_queue ? (uint32_t)k->dram_sched_queue : SCHED_Q_UNLIMITED,
                 k->dram_return_queue ? (uint32_t)k->dram_return_queue : RETURN_Q_UNLIMITED);
     for (uint32_t b = 0; b < d->t.nbk; b++) {
@@ -375,8 +385,7 @@ static void scan_base(const dram *d, int64_t base[DRAM_NCMD])
 /* Bank b's wanted command: its fresh pick's own and group rules, and the scan's base. */
 static int64_t bank_ready(const dram *d, uint32_t b, int64_t base)
 {
-    const dram_scan *k = &d->sc[b];
-    return max64(max64(k->own, d->rdy_grp[k->grp_cmd]), base);
+    return max64(max64(d->sc_own[b], d->rdy_grp[d->sc_gc[b]]), base);
 }
 
 /* The command bank b needs for the request in slot qi. */
@@ -425,8 +434,10 @@ static void queue_remove(dram *d, uint32_t i)
     *(d->bnext[i] == NIL ? &k->tail : &d->bprev[d->bnext[i]]) = d->bprev[i];
     d->freed[d->nfreed++] = i;
     d->qn--;
-    if (!--k->nq)
+    if (!--k->nq) {
         occ_set(d, b, 0);
+        d->sc_own[b] = INT64_MAX; /* the vector scan reads every bank (sc_own) */
+    }
     entries_changed(d, b);
 }
 
@@ -536,11 +547,9 @@ static void set_pick(dram *d, uint32_t b, uint32_t pick)
     k->pick = pick;
     int cmd = pick == NIL ? -1 : needed_cmd(d, b, pick);
     k->want = (int8_t)cmd;
-    dram_scan *x = &d->sc[b];
-    x->cmd = (uint32_t)(cmd < 0 ? DRAM_ACT : cmd);
     clear_stale(d, b);
-    x->grp_cmd = k->group * DRAM_NCMD + x->cmd;
-    x->own = cmd < 0 ? INT64_MAX : d->rdy_bank[(size_t)b * DRAM_NCMD + (size_t)cmd];
+    d->sc_gc[b] = k->group * DRAM_NCMD + (uint32_t)(cmd < 0 ? DRAM_ACT : cmd);
+    d->sc_own[b] = cmd < 0 ? INT64_MAX : d->rdy_bank[(size_t)b * DRAM_NCMD + (size_t)cmd];
 }
 
 /* Whether the decision survives a push onto bank b (its pick was `was`; it may now issue
@@ -635,7 +644,8 @@ static void refresh_picks(dram *d)
  * a pop (retiring moves a burst into the queue without changing the sum). So a scan that
  * finds nothing also tells how many cycles the next scans would find nothing, and which
  * bank the first of them that finds one would choose. */
-static uint32_t scan(dram *d, int64_t at, unsigned classes, int64_t *bound, uint32_t *first)
+static uint32_t scan_plain(dram *d, int64_t at, unsigned classes, int64_t *bound,
+                           uint32_t *first)
 {
     int64_t best = *bound, base[DRAM_NCMD];
     scan_base(d, base);
@@ -650,20 +660,125 @@ static uint32_t scan(dram *d, int64_t at, unsigned classes, int64_t *bound, uint
             bits &= ~0ull << p;
         else if (j == nw)
             bits &= (1ull << p) - 1;
-        const dram_scan *bk = d->sc + w * 64;
         for (; bits; bits &= bits - 1) {
-            const dram_scan *k = bk + __builtin_ctzll(bits);
-            int64_t t = max64(max64(k->own, d->rdy_grp[k->grp_cmd]), base[k->cmd]);
-            if (t <= at && (classes >> k->cmd & 1u))
-                return (uint32_t)(k - d->sc);
+            uint32_t b = w * 64 + (uint32_t)__builtin_ctzll(bits), gc = d->sc_gc[b];
+            int64_t t = max64(max64(d->sc_own[b], d->rdy_grp[gc]), base[gc % DRAM_NCMD]);
+            if (t <= at && (classes >> gc % DRAM_NCMD & 1u))
+                return b;
             if (t < best) {
                 best = t;
-                *first = (uint32_t)(k - d->sc);
+                *first = b;
             }
         }
     }
     *bound = best;
     return NIL;
+}
+
+#if BASE_AVX2
+_Static_assert(DRAM_NCMD == 4, "a group's rdy_grp entries make one vector");
+
+/* AVX2 has no 64-bit max or min: a compare and a blend. */
+__attribute__((target("avx2"))) static inline __m256i max4(__m256i a, __m256i b)
+{
+    return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(b, a));
+}
+
+__attribute__((target("avx2"))) static inline __m256i min4(__m256i a, __m256i b)
+{
+    return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b));
+}
+
+/* The first set bit of `bits` in round-robin order from bit p (p < 64). */
+static uint32_t rr_first(uint64_t bits, uint32_t p)
+{
+    uint64_t from_p = bits & (~0ull << p);
+    return (uint32_t)__builtin_ctzll(from_p ? from_p : bits);
+}
+
+/* A vector's 4-bit lane mask as bank bits: bank 4v + i is lane i of vector v. */
+static uint64_t lanes_to_bits(int mask4, uint32_t v) { return (uint64_t)(mask4 & 0xF) << (4 * v); }
+
+/* The same scan four banks at a time, for up to 64 banks in fours (one occupancy word). Each
+ * bank's time is the later of its own and gtab's entry for its group and command (that
+ * entry's rdy_grp or the command's base, whichever is later: worked out once a scan for
+ * every group); a bank without requests reads INT64_MAX (sc_own). The banks the rules allow
+ * make a mask, and round-robin order is a rotation of it. Where none may issue, the bound is
+ * the least time of any bank, and *first the first bank in round-robin order with it: what
+ * the plain scan's strict `t < best` keeps (test_dram: dram_simd_scan_matches_plain). */
+__attribute__((target("avx2"))) static uint32_t scan_avx2(dram *d, int64_t at, unsigned classes,
+                                                         int64_t *bound, uint32_t *first)
+{
+    int64_t base[DRAM_NCMD];
+    scan_base(d, base);
+    refresh_picks(d);
+    const __m256i bv = _mm256_loadu_si256((const __m256i *)base);
+    for (uint32_t g = 0; g < d->t.nbkgrp; g++) {
+        const __m256i *r = (const __m256i *)&d->rdy_grp[(size_t)g * DRAM_NCMD];
+        _mm256_storeu_si256((__m256i *)&d->gtab[(size_t)g * DRAM_NCMD],
+                            max4(_mm256_loadu_si256(r), bv));
+    }
+    const __m256i atv = _mm256_set1_epi64x(at);
+    __m256i t[16];
+    uint64_t ready = 0;
+    uint32_t nv = d->t.nbk / 4;
+    for (uint32_t v = 0; v < nv; v++) {
+        __m256i own = _mm256_loadu_si256((const __m256i *)&d->sc_own[4 * v]);
+        __m128i gc = _mm_loadu_si128((const __m128i *)&d->sc_gc[4 * v]);
+        t[v] = max4(own, _mm256_i32gather_epi64((const long long *)d->gtab, gc, 8));
+        int later = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(t[v], atv)));
+        ready |= lanes_to_bits(~later, v);
+    }
+    if (classes != (ROW_CMDS | COL_CMDS))
+        for (uint64_t r = ready; r; r &= r - 1) {
+            uint32_t b = (uint32_t)__builtin_ctzll(r);
+            if (!(classes >> d->sc_gc[b] % DRAM_NCMD & 1u))
+                ready &= ~(1ull << b);
+        }
+    if (ready)
+        return rr_first(ready, d->prio);
+    __m256i lo = _mm256_set1_epi64x(INT64_MAX);
+    for (uint32_t v = 0; v < nv; v++)
+        lo = min4(lo, t[v]);
+    lo = min4(lo, _mm256_permute4x64_epi64(lo, 0x4E));
+    lo = min4(lo, _mm256_shuffle_epi32(lo, 0x4E));
+    int64_t best = _mm_cvtsi128_si64(_mm256_castsi256_si128(lo));
+    if (best < *bound) {
+        __m256i bestv = _mm256_set1_epi64x(best);
+        uint64_t at_best = 0;
+        for (uint32_t v = 0; v < nv; v++)
+            at_best |= lanes_to_bits(
+                _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(t[v], bestv))), v);
+        *first = rr_first(at_best, d->prio);
+        *bound = best;
+    }
+    return NIL;
+}
+#endif
+
+/* Whether this controller's scans may run on vectors: the knob allows it, the host has AVX2,
+ * and the banks fill whole vectors of one occupancy word. */
+static int simd_ok(const dram *d, const knobs *k)
+{
+#if BASE_AVX2
+    uint32_t n = d->t.nbk;
+    return k->host_simd && n % 4 == 0 && n <= 64 && base_host_avx2();
+#else
+    (void)d;
+    (void)k;
+    return 0;
+#endif
+}
+
+int dram_uses_simd(const dram *d) { return d->simd; }
+
+static uint32_t scan(dram *d, int64_t at, unsigned classes, int64_t *bound, uint32_t *first)
+{
+#if BASE_AVX2
+    if (d->simd)
+        return scan_avx2(d, at, classes, bound, first);
+#endif
+    return scan_plain(d, at, classes, bound, first);
 }
 
 /* Issues the first allowed command of a class in `classes` and returns 1, or returns 0
@@ -673,7 +788,7 @@ static int try_issue(dram *d, unsigned classes, int64_t *bound)
     uint32_t first = NIL, b = scan(d, (int64_t)d->now, classes, bound, &first);
     if (b == NIL)
         return 0;
-    issue(d, (int)d->sc[b].cmd, b, d->bk[b].pick);
+    issue(d, (int)(d->sc_gc[b] % DRAM_NCMD), b, d->bk[b].pick);
     return 1;
 }
 
@@ -693,7 +808,7 @@ static void single_bus_cycle(dram *d)
     if (b == NIL)
         b = scan(d, (int64_t)d->now, ROW_CMDS | COL_CMDS, &bound, &first);
     if (b != NIL) {
-        issue(d, (int)d->sc[b].cmd, b, d->bk[b].pick);
+        issue(d, (int)(d->sc_gc[b] % DRAM_NCMD), b, d->bk[b].pick);
         bound = INT64_MAX;
         b = scan(d, (int64_t)d->now + 1, ROW_CMDS | COL_CMDS, &bound, &first);
     }

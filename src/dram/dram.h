@@ -70,6 +70,9 @@ uint64_t dram_now(const dram *d);               /* command cycles simulated */
 /* Test hook: scan every bank every cycle and ask the scheduler afresh each time, with none of
  * the skipped scans or remembered picks, so tests can check that those change nothing. */
 void dram_set_eager(dram *d, int on);
+/* Whether the bank scans run on the host's vector unit (knob host_simd, an AVX2 host, and the
+ * banks in fours up to 64); the results are the same either way. */
+int dram_uses_simd(const dram *d);
 
 /* Test hook: issue time check for command c to bank b at the current cycle: 1 if every timing
  * rule allows it now (bank state aside). */
