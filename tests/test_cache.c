@@ -9,6 +9,10 @@
 
 #include <stdlib.h>
 
+/* host_simd for the caches cfg_base makes: the model tests run with each (a set-scanned
+ * cache of 4, 8, ... ways scans four ways a vector on an AVX2 host). */
+static int cfg_simd;
+
 /* A small write-back, lazy-fetch sectored cache; tests change what they exercise. */
 static cache_cfg cfg_base(void)
 {
@@ -27,6 +31,7 @@ static cache_cfg cfg_base(void)
     c.mshr_entries = 8;
     c.mshr_merge = 4;
     c.miss_queue = 8;
+    c.simd = cfg_simd;
     return c;
 }
 
@@ -851,10 +856,13 @@ static void model_run(int fifo, int index)
 
 TEST(cache_matches_plain_model_on_random_reads)
 {
-    model_run(0, CACHE_IDX_LINEAR);
-    model_run(1, CACHE_IDX_LINEAR);
-    model_run(0, CACHE_IDX_IPOLY);
-    model_run(1, CACHE_IDX_XOR);
+    for (cfg_simd = 0; cfg_simd < 2; cfg_simd++) {
+        model_run(0, CACHE_IDX_LINEAR);
+        model_run(1, CACHE_IDX_LINEAR);
+        model_run(0, CACHE_IDX_IPOLY);
+        model_run(1, CACHE_IDX_XOR);
+    }
+    cfg_simd = 0;
 }
 
 /* A reference model of victim choice under everything that constrains it: ties of stamps
@@ -1189,16 +1197,19 @@ static void vm_runs(uint32_t sets, uint32_t assoc, int fifo, uint32_t wr_from, i
 
 TEST(cache_victims_match_model_with_ties_pins_and_prefills)
 {
-    vm_run(1, 2, 0, 0, CACHE_IDX_LINEAR);
-    vm_run(2, 5, 0, 40, CACHE_IDX_LINEAR);
-    vm_run(3, 6, 1, 20, CACHE_IDX_LINEAR); /* neither count a power of two */
-    vm_run(4, 16, 0, 25, CACHE_IDX_XOR);
-    vm_run(16, 8, 1, 0, CACHE_IDX_IPOLY);
-    vm_run(16, 32, 0, 20, CACHE_IDX_IPOLY); /* the widest sets found by a scan (find_line) */
-    vm_run(2, 33, 1, 20, CACHE_IDX_LINEAR); /* the narrowest found by the index */
-    vm_run(2, 65, 0, 25, CACHE_IDX_LINEAR); /* a way beyond the first 64-bit word */
-    vm_run(1, 256, 1, 30, CACHE_IDX_LINEAR);
-    vm_run(1, 256, 0, 10, CACHE_IDX_LINEAR);
+    for (cfg_simd = 0; cfg_simd < 2; cfg_simd++) {
+        vm_run(1, 2, 0, 0, CACHE_IDX_LINEAR);
+        vm_run(2, 5, 0, 40, CACHE_IDX_LINEAR);
+        vm_run(3, 6, 1, 20, CACHE_IDX_LINEAR); /* neither count a power of two */
+        vm_run(4, 16, 0, 25, CACHE_IDX_XOR);
+        vm_run(16, 8, 1, 0, CACHE_IDX_IPOLY);
+        vm_run(16, 32, 0, 20, CACHE_IDX_IPOLY); /* the widest sets found by a scan (find_line) */
+        vm_run(2, 33, 1, 20, CACHE_IDX_LINEAR); /* the narrowest found by the index */
+        vm_run(2, 65, 0, 25, CACHE_IDX_LINEAR); /* a way beyond the first 64-bit word */
+        vm_run(1, 256, 1, 30, CACHE_IDX_LINEAR);
+        vm_run(1, 256, 0, 10, CACHE_IDX_LINEAR);
+    }
+    cfg_simd = 0;
 }
 
 TEST(cache_prefill_runs_match_model)

@@ -24,6 +24,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#if BASE_AVX2
+#include <immintrin.h>
+#endif
 
 #define NIL UINT32_MAX
 /* Bound on the waiters held: mshr_entries x mshr_merge, but at most this many (streaming L1s
@@ -206,6 +209,7 @@ struct cache {
      * It spares a random index slot on open, on every lookup and on close. */
     int line_mshr;
     int scan_sets;           /* lines are found by a scan of their set, not by tix */
+    int simd_scan;           /* ... four ways to a vector (scan_set_avx2) */
     uint8_t full;            /* sector mask of a whole line */
     hidx mix;                /* key -> entry */
     uint8_t ipoly[5][16];    /* the IPOLY index by table (cache_ipoly_table) */
@@ -342,6 +346,7 @@ static void tags_alloc(cache *c)
     c->wps = (assoc + 63) / 64;
     c->busy = base_calloc((size_t)sets * c->wps, sizeof *c->busy);
     c->scan_sets = assoc <= CACHE_SCAN_ASSOC;
+    c->simd_scan = c->cfg.simd && c->scan_sets && assoc % 4 == 0 && base_host_avx2();
     c->tix.s = NULL;
     if (!c->scan_sets)
         hidx_init(&c->tix, c->nlines < TIX_FIRST ? c->nlines : TIX_FIRST);
@@ -588,6 +593,26 @@ static uint32_t scan_set(const cache *c, uint32_t set, uint64_t ln)
     return NIL;
 }
 
+#if BASE_AVX2
+/* scan_set four ways at a time: every way's tag is compared, and the ways in use (busy) keep
+ * their matches; the lowest is the way the plain scan stops at. The tags of ways not in use
+ * are stale or never written, and masked out. */
+__attribute__((target("avx2"))) static uint32_t scan_set_avx2(const cache *c, uint32_t set,
+                                                             uint64_t ln)
+{
+    uint32_t assoc = c->cfg.assoc;
+    const uint64_t *tag = &c->tag[(size_t)set * assoc];
+    const __m256i key = _mm256_set1_epi64x((long long)ln);
+    uint64_t hit = 0;
+    for (uint32_t w = 0; w < assoc; w += 4) {
+        __m256i eq = _mm256_cmpeq_epi64(_mm256_loadu_si256((const __m256i *)&tag[w]), key);
+        hit |= (uint64_t)_mm256_movemask_pd(_mm256_castsi256_pd(eq)) << w;
+    }
+    hit &= c->busy[set];
+    return hit ? set * assoc + (uint32_t)__builtin_ctzll(hit) : NIL;
+}
+#endif
+
 /* find_line that also leaves the set in *set when it worked it out (a scanned cache; *set
  * is untouched otherwise), for a caller that needs the set next. */
 static uint32_t find_line_set(const cache *c, uint64_t ln, uint32_t *set)
@@ -595,6 +620,10 @@ static uint32_t find_line_set(const cache *c, uint64_t ln, uint32_t *set)
     if (!c->scan_sets)
         return hidx_get(&c->tix, c->tag, 1, ln);
     *set = cache_set_of(c, ln << c->line_log2);
+#if BASE_AVX2
+    if (c->simd_scan)
+        return scan_set_avx2(c, *set, ln);
+#endif
     return scan_set(c, *set, ln);
 }
 

@@ -44,6 +44,7 @@ typedef struct cache_cfg {
     uint32_t write_ratio;    /* percent: modified lines may not be evicted while fewer than
                                 this share of all lines is modified (GPGPU-Sim
                                 -gpgpu_l1_cache_write_ratio; 0 = no protection) */
+    int simd;                /* host_simd: AVX2 where the host has it (same results) */
 } cache_cfg;
 
 /* From the knobs of a KNOB_CACHE row: prefix "l1d", "l2", "l1i", "l1c". */

@@ -43,6 +43,7 @@ void cache_cfg_from_knobs(cache_cfg *c, const knobs *k, const char *prefix)
     } else {
         base_panic("cache_cfg_from_knobs: no cache knobs with prefix '%s'", prefix);
     }
+    c->simd = k->host_simd != 0;
 }
 
 /* ---- validity ------------------------------------------------------------------------ */
