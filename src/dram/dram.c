@@ -706,14 +706,15 @@ static uint64_t lanes_to_bits(int mask4, uint32_t v) { return (uint64_t)(mask4 &
  * make a mask, and round-robin order is a rotation of it. Where none may issue, the bound is
  * the least time of any bank, and *first the first bank in round-robin order with it: what
  * the plain scan's strict `t < best` keeps (test_dram: dram_simd_scan_matches_plain). */
-__attribute__((target("avx2"))) static uint32_t scan_avx2(dram *d, int64_t at, unsigned classes,
-                                                         int64_t *bound, uint32_t *first)
+__attribute__((target("avx2"), always_inline)) static inline uint32_t
+scan_vectors(dram *d, int64_t at, unsigned classes, int64_t *bound, uint32_t *first,
+             uint32_t nv, uint32_t ngrp)
 {
     int64_t base[DRAM_NCMD];
     scan_base(d, base);
     refresh_picks(d);
     const __m256i bv = _mm256_loadu_si256((const __m256i *)base);
-    for (uint32_t g = 0; g < d->t.nbkgrp; g++) {
+    for (uint32_t g = 0; g < ngrp; g++) {
         const __m256i *r = (const __m256i *)&d->rdy_grp[(size_t)g * DRAM_NCMD];
         _mm256_storeu_si256((__m256i *)&d->gtab[(size_t)g * DRAM_NCMD],
                             max4(_mm256_loadu_si256(r), bv));
@@ -721,7 +722,6 @@ __attribute__((target("avx2"))) static uint32_t scan_avx2(dram *d, int64_t at, u
     const __m256i atv = _mm256_set1_epi64x(at);
     __m256i t[16];
     uint64_t ready = 0;
-    uint32_t nv = d->t.nbk / 4;
     for (uint32_t v = 0; v < nv; v++) {
         __m256i own = _mm256_loadu_si256((const __m256i *)&d->sc_own[4 * v]);
         __m128i gc = _mm_loadu_si128((const __m128i *)&d->sc_gc[4 * v]);
@@ -753,6 +753,15 @@ __attribute__((target("avx2"))) static uint32_t scan_avx2(dram *d, int64_t at, u
         *bound = best;
     }
     return NIL;
+}
+
+/* GDDR's 16 banks in 4 groups, the common case, with constant trip counts. */
+__attribute__((target("avx2"))) static uint32_t scan_avx2(dram *d, int64_t at, unsigned classes,
+                                                         int64_t *bound, uint32_t *first)
+{
+    if (d->t.nbk == 16 && d->t.nbkgrp == 4)
+        return scan_vectors(d, at, classes, bound, first, 4, 4);
+    return scan_vectors(d, at, classes, bound, first, d->t.nbk / 4, d->t.nbkgrp);
 }
 #endif
 
