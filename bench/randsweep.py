@@ -9,8 +9,8 @@ checks what must hold for every config:
   - the run ends with status 0, or 2/3 for a configuration error, never 1 (the watchdog,
     or statistics that do not balance: docs/TIMING.md "The ledger"), a crash or a timeout;
   - without a stop knob, it retires every thread instruction of the trace (trace info);
-  - the fast paths are exact: the same config with fast_forward, dram_defer, chan_sleep and
-    memcpy_prefill_skip off gives byte-identical statistics;
+  - the fast paths are exact: the same config with fast_forward, dram_defer, chan_sleep,
+    memcpy_prefill_skip and host_simd off gives byte-identical statistics;
   - threads change nothing: --threads=3 (the team started at once) gives byte-identical
     statistics;
   - a generated (synth) trace's native copy (trace convert --to native), and that copy
@@ -217,9 +217,10 @@ KNOBS = {
 }
 
 # the reference paths the fast ones must equal, and the knobs whose echo differs by design
-SLOW = ["--fast_forward=0", "--dram_defer=0", "--chan_sleep=0", "--memcpy_prefill_skip=0"]
+SLOW = ["--fast_forward=0", "--dram_defer=0", "--chan_sleep=0", "--memcpy_prefill_skip=0",
+        "--host_simd=0"]
 ECHO_FREE = ("knob threads ", "knob fast_forward ", "knob dram_defer ", "knob chan_sleep ",
-             "knob memcpy_prefill_skip ", "knob team_start_ms ")
+             "knob memcpy_prefill_skip ", "knob host_simd ", "knob team_start_ms ")
 
 
 def traces(shared):
