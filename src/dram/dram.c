@@ -96,6 +96,9 @@ struct dram {
      * issues, from the state it leaves, and hold until a push or a pop. */
     uint64_t quiet_until;
     dram_flight *fl; /* in flight, a ring in completion order */
+    /* the oldest flight's done (UINT64_MAX: none), here so that a wait need not read the
+     * ring's head line */
+    uint64_t fl_done;
     mem_q ret;
     uint32_t qn, qcap;
     uint32_t fl_head, fl_n;
@@ -268,6 +271,7 @@ dram *dram_new(const knobs *k, const mem_addrmap *map, uint32_t channel)
         d->bk[b].group = bank_group(&d->t, k->dram_bankgroup_indexing == 1, b);
     }
     memset(d->stale, 0xff, sizeof d->stale);
+    d->fl_done = UINT64_MAX;
     stat_block_init(&d->st, dram_stats_set());
     return d;
 }
@@ -465,7 +469,8 @@ static void serve(dram *d, int cmd, uint32_t b, uint32_t qi)
     dram_flight *f = &d->fl[mem_ring_slot(d->fl_head, d->fl_n, d->ret.cap)];
     f->r = d->q[qi];
     f->done = done;
-    d->fl_n++;
+    if (!d->fl_n++)
+        d->fl_done = done;
     d->bus_end = done;
     queue_remove(d, qi);
     if (fast && d->bk[b].nq)
@@ -710,10 +715,11 @@ __attribute__((target("avx2"), always_inline)) static inline uint32_t
 scan_vectors(dram *d, int64_t at, unsigned classes, int64_t *bound, uint32_t *first,
              uint32_t nv, uint32_t ngrp)
 {
-    int64_t base[DRAM_NCMD];
-    scan_base(d, base);
+    /* from registers: four scalar stores read back as one vector would wait for the stores
+     * to retire (no store forwarding into a wider load) */
+    const __m256i bv =
+        _mm256_set_epi64x(base_of(d, 3), base_of(d, 2), base_of(d, 1), base_of(d, 0));
     refresh_picks(d);
-    const __m256i bv = _mm256_loadu_si256((const __m256i *)base);
     for (uint32_t g = 0; g < ngrp; g++) {
         const __m256i *r = (const __m256i *)&d->rdy_grp[(size_t)g * DRAM_NCMD];
         _mm256_storeu_si256((__m256i *)&d->gtab[(size_t)g * DRAM_NCMD],
@@ -832,11 +838,12 @@ static void single_bus_cycle(dram *d)
 
 static void retire(dram *d)
 {
-    while (d->fl_n && d->fl[d->fl_head].done <= d->now) {
+    while (d->fl_done <= d->now) {
         mem_req r = d->fl[d->fl_head].r;
         r.loc = MEM_AT_DRAM_RET;
         mem_q_push(&d->ret, &r); /* room was reserved when the column command issued */
         d->fl_head = --d->fl_n ? mem_ring_slot(d->fl_head, 1, d->ret.cap) : 0; /* as mem_q */
+        d->fl_done = d->fl_n ? d->fl[d->fl_head].done : UINT64_MAX;
     }
 }
 
@@ -877,7 +884,7 @@ uint64_t dram_wake(const dram *d)
     if (d->qn || !mem_q_empty(&d->ret))
         return d->now;
     /* the call made with now = done - 1 retires the oldest burst */
-    return d->fl_n ? d->fl[d->fl_head].done - 1 : UINT64_MAX;
+    return d->fl_n ? d->fl_done - 1 : UINT64_MAX;
 }
 
 uint64_t dram_wait(const dram *d)
@@ -886,7 +893,7 @@ uint64_t dram_wait(const dram *d)
     if (d->qn)
         w = d->eager || d->quiet_until <= d->now ? 0 : d->quiet_until - d->now;
     if (d->fl_n) { /* the call made with now = done - 1 retires the oldest burst */
-        uint64_t r = d->fl[d->fl_head].done - 1, k = r > d->now ? r - d->now : 0;
+        uint64_t r = d->fl_done - 1, k = r > d->now ? r - d->now : 0;
         w = k < w ? k : w;
     }
     return w;
