@@ -839,9 +839,8 @@ static void single_bus_cycle(dram *d)
 static void retire(dram *d)
 {
     while (d->fl_done <= d->now) {
-        mem_req r = d->fl[d->fl_head].r;
-        r.loc = MEM_AT_DRAM_RET;
-        mem_q_push(&d->ret, &r); /* room was reserved when the column command issued */
+        /* room was reserved when the column command issued */
+        mem_q_push_copy(&d->ret, &d->fl[d->fl_head].r)->loc = MEM_AT_DRAM_RET;
         d->fl_head = --d->fl_n ? mem_ring_slot(d->fl_head, 1, d->ret.cap) : 0; /* as mem_q */
         d->fl_done = d->fl_n ? d->fl[d->fl_head].done : UINT64_MAX;
     }

@@ -150,21 +150,21 @@ static void tq_carve(tq *q, uint32_t cap, base_slab *b)
     q->t = base_slab_take(b, q->q.cap, sizeof *q->t);
 }
 
-static void tq_push(tq *q, const mem_req *r, uint64_t ready)
+/* A copy of r in a new slot, returned for in-place edits (mem_q_push_slot's reason). */
+static mem_req *tq_push(tq *q, const mem_req *r, uint64_t ready)
 {
     if (!mem_q_full(&q->q))
         q->t[mem_ring_slot(q->q.head, q->q.n, q->q.cap)] = ready;
-    mem_q_push(&q->q, r);
+    return mem_q_push_copy(&q->q, r);
 }
 
 static int tq_ready(const tq *q, uint64_t now) { return q->q.n && q->t[q->q.head] <= now; }
 
 /* The head, whose successor's time is asked for in the next cycle (mem_q_pop's reason). */
-static mem_req tq_pop(tq *q)
+static void tq_drop(tq *q)
 {
-    mem_req r = mem_q_pop(&q->q);
+    mem_q_drop(&q->q);
     __builtin_prefetch(&q->t[q->q.head]);
-    return r;
 }
 
 static uint64_t partition_addr(const void *ctx, uint64_t addr)
@@ -337,10 +337,9 @@ void mem_part_push(mem_part *p, uint32_t sub_i, const mem_req *r, uint64_t core_
     if (!mem_part_can_accept(p, sub_i))
         base_panic("mem_part_push: channel %u sub-partition %u is full (call "
                    "mem_part_can_accept first)", p->channel, sub_i);
-    mem_req c = *r;
-    c.loc = MEM_AT_ROP;
-    c.part = p->global0 + sub_i;
-    tq_push(&u->rop, &c, core_cycle + p->rop_lat);
+    mem_req *c = tq_push(&u->rop, r, core_cycle + p->rop_lat);
+    c->loc = MEM_AT_ROP;
+    c->part = p->global0 + sub_i;
     u->pushed[r->op == MEM_RD ? 0 : r->op == MEM_WR ? 1 : 2]++;
 }
 
@@ -362,11 +361,11 @@ static int wants_reply(const mem_req *r)
     return !(r->flags & (MEM_F_NO_REPLY | MEM_F_WRITEBACK));
 }
 
-static void reply(mem_part *p, sub *u, mem_req *r, uint64_t now, int hit)
+static void reply(mem_part *p, sub *u, const mem_req *r, uint64_t now, int hit)
 {
-    r->loc = MEM_AT_L2_OUT;
-    r->flags = (uint8_t)(hit ? r->flags | MEM_F_L2_HIT : r->flags & ~MEM_F_L2_HIT);
-    mem_q_push(&u->out, r);
+    mem_req *x = mem_q_push_copy(&u->out, r);
+    x->loc = MEM_AT_L2_OUT;
+    x->flags = (uint8_t)(hit ? r->flags | MEM_F_L2_HIT : r->flags & ~MEM_F_L2_HIT);
     stat_inc(&p->st, PS_replies, 1);
     if (hit)
         stat_inc(&p->st, PS_replies_l2_hit, 1);
@@ -381,14 +380,13 @@ static void send_below(mem_part *p, sub *u, const mem_req *like, uint64_t line, 
     for (unsigned s = 0; s < 4; s++) {
         if (!(mask >> s & 1))
             continue;
-        mem_req f = *like;
-        f.addr = line + s * MEM_SECTOR;
-        f.op = (uint8_t)op;
-        f.flags = flags;
-        f.part = p->global0 + (uint32_t)(u - p->s);
-        f.loc = MEM_AT_L2_MSHR;
-        f.hint[1] = mem_hint16(hint);
-        tq_push(&u->missq, &f, p->unit);
+        mem_req *f = tq_push(&u->missq, like, p->unit);
+        f->addr = line + s * MEM_SECTOR;
+        f->op = (uint8_t)op;
+        f->flags = flags;
+        f->part = p->global0 + (uint32_t)(u - p->s);
+        f->loc = MEM_AT_L2_MSHR;
+        f->hint[1] = mem_hint16(hint);
     }
     p->unit++;
 }
@@ -449,8 +447,8 @@ static void from_dram(mem_part *p, sub *u, uint64_t now)
     mem_req *r = mem_q_front(&u->from_dram);
     if (!is_fill(u, r)) {
         if (!mem_q_full(&u->out)) {
-            mem_req c = mem_q_pop(&u->from_dram);
-            reply(p, u, &c, now, 0);
+            reply(p, u, mem_q_front(&u->from_dram), now, 0);
+            mem_q_drop(&u->from_dram);
         }
         return;
     }
@@ -484,9 +482,8 @@ static void bypass_l2(mem_part *p, sub *u)
         stat_inc(&p->st, PS_l2_stall_dram_full, 1);
         return;
     }
-    mem_req r = mem_q_pop(&u->in);
-    r.loc = MEM_AT_L2_MSHR;
-    mem_q_push(&u->to_dram, &r);
+    mem_q_push_copy(&u->to_dram, mem_q_front(&u->in))->loc = MEM_AT_L2_MSHR;
+    mem_q_drop(&u->in);
     wake_dram_side(p);
 }
 
@@ -545,26 +542,26 @@ static void move_unit(mem_part *p, sub *u)
     wake_dram_side(p);
     uint64_t unit = u->missq.t[q->head];
     while (!mem_q_empty(q) && u->missq.t[q->head] == unit && !mem_q_full(&u->to_dram)) {
-        mem_req r = tq_pop(&u->missq);
-        mem_q_push(&u->to_dram, &r);
+        mem_q_push_copy(&u->to_dram, mem_q_front(q));
+        tq_drop(&u->missq);
     }
 }
 
 static void l2_sub_cycle(mem_part *p, sub *u, uint64_t now)
 {
     if (!mem_q_empty(&u->ready) && !mem_q_full(&u->out)) {
-        mem_req r = mem_q_pop(&u->ready);
-        reply(p, u, &r, now, 0);
+        reply(p, u, mem_q_front(&u->ready), now, 0);
+        mem_q_drop(&u->ready);
     }
     from_dram(p, u, now);
     move_unit(p, u);
     access_l2(p, u, now);
     if (tq_ready(&u->rop, now) && !mem_q_full(&u->in)) {
-        mem_req r = tq_pop(&u->rop);
-        r.loc = MEM_AT_L2_IN;
-        mem_q_push(&u->in, &r);
+        mem_req *r = mem_q_push_copy(&u->in, mem_q_front(&u->rop.q));
+        r->loc = MEM_AT_L2_IN;
+        tq_drop(&u->rop);
         if (u->l2) /* looked up in a later cycle of this channel */
-            cache_prefetch_access(u->l2, r.addr);
+            cache_prefetch_access(u->l2, r->addr);
     }
 }
 
@@ -728,11 +725,11 @@ static void arbitrate(mem_part *p, uint64_t now)
     uint32_t i = arbiter_pick(p);
     if (i == NIL)
         return;
-    mem_req r = mem_q_pop(&p->s[i].to_dram);
-    r.loc = MEM_AT_DRAM_LATQ;
-    tq_push(&p->latq, &r, now + p->dram_lat);
+    mem_req *r = tq_push(&p->latq, mem_q_front(&p->s[i].to_dram), now + p->dram_lat);
+    r->loc = MEM_AT_DRAM_LATQ;
+    mem_q_drop(&p->s[i].to_dram);
     borrow_credit(p, i);
-    count_sent(p, &r);
+    count_sent(p, r);
 }
 
 /* The latency queue's head has waited out its latency and the DRAM can take it. */
@@ -769,8 +766,8 @@ static inline void dram_side_cycle(mem_part *p, uint64_t core_cycle)
         prefetch_fill(p, sent);
     arbitrate(p, core_cycle);
     if (latq_can_push(p, core_cycle)) {
-        mem_req r = tq_pop(&p->latq);
-        dram_push(p->d, &r);
+        dram_push(p->d, mem_q_front(&p->latq.q));
+        tq_drop(&p->latq);
     }
     p->quiet = dram_side_idle(p);
 }

@@ -88,21 +88,44 @@ static inline void mem_q_push(mem_q *q, const mem_req *r)
     q->v[mem_ring_slot(q->head, q->n, q->cap)] = *r;
     q->n++;
 }
+/* A push whose request the caller then writes in place: a request put together field by
+ * field in a local and then copied would be read back in 16-byte pieces over its narrow
+ * stores, which the host cannot forward (the copy waits for the stores to retire). */
+static inline mem_req *mem_q_push_slot(mem_q *q)
+{
+    if (q->n >= q->cap)
+        mem_q_misuse(q, "push on a full queue");
+    return &q->v[mem_ring_slot(q->head, q->n++, q->cap)];
+}
+/* A push of a copy of r, returned for in-place edits (mem_q_push_slot's reason). */
+static inline mem_req *mem_q_push_copy(mem_q *q, const mem_req *r)
+{
+    mem_req *x = mem_q_push_slot(q);
+    *x = *r;
+    return x;
+}
 static inline mem_req *mem_q_front(mem_q *q) { return &q->v[q->head]; }
 static inline mem_req *mem_q_at(mem_q *q, uint32_t i)
 {
     return &q->v[mem_ring_slot(q->head, i, q->cap)];
+}
+/* The head dropped (after a copy of it was taken from mem_q_front). */
+static inline void mem_q_drop(mem_q *q)
+{
+    if (!q->n)
+        mem_q_misuse(q, "pop on an empty queue");
+    /* an emptied ring starts over at slot 0: a queue that drains keeps reusing its first
+     * host cache lines instead of walking its whole capacity (a cold line every other push) */
+    q->head = --q->n ? mem_ring_slot(q->head, 1, q->cap) : 0;
+    /* the next pop is in a later cycle, by when the slot written long ago is at hand */
+    __builtin_prefetch(&q->v[q->head]);
 }
 static inline mem_req mem_q_pop(mem_q *q)
 {
     if (!q->n)
         mem_q_misuse(q, "pop on an empty queue");
     mem_req r = q->v[q->head];
-    /* an emptied ring starts over at slot 0: a queue that drains keeps reusing its first
-     * host cache lines instead of walking its whole capacity (a cold line every other push) */
-    q->head = --q->n ? mem_ring_slot(q->head, 1, q->cap) : 0;
-    /* the next pop is in a later cycle, by when the slot written long ago is at hand */
-    __builtin_prefetch(&q->v[q->head]);
+    mem_q_drop(q);
     return r;
 }
 

@@ -74,19 +74,20 @@ static void pend_answer(sm *s, uint32_t p, uint64_t ready, uint64_t now)
 static mem_req *send(sm *s, uint64_t addr, int op, uint32_t slot, int space, int flags,
                      uint64_t now)
 {
-    mem_req r = {0};
-    r.addr = addr & ~(uint64_t)(MEM_SECTOR - 1);
-    r.t_start = now;
-    r.part = mem_map_sub_partition(s->ctx->map, r.addr);
-    r.sm = (uint16_t)s->id;
-    r.slot = (uint16_t)slot;
-    r.op = (uint8_t)op;
-    r.flags = (uint8_t)flags;
-    r.loc = MEM_AT_L1_MISSQ;
-    r.space = (uint8_t)space;
-    mem_q_push(&s->out, &r);
+    uint64_t a = addr & ~(uint64_t)(MEM_SECTOR - 1);
+    uint32_t part = mem_map_sub_partition(s->ctx->map, a);
+    mem_req *r = mem_q_push_slot(&s->out); /* written in place (mem_q_push_slot) */
+    *r = (mem_req){.addr = a,
+                   .t_start = now,
+                   .part = part,
+                   .sm = (uint16_t)s->id,
+                   .slot = (uint16_t)slot,
+                   .op = (uint8_t)op,
+                   .flags = (uint8_t)flags,
+                   .loc = MEM_AT_L1_MISSQ,
+                   .space = (uint8_t)space};
     SMST(s, mem_requests)++;
-    return mem_q_at(&s->out, s->out.n - 1);
+    return r;
 }
 
 /* Lane addresses mostly ascend already, so insertion sort is close to one pass (qsort's
