@@ -19,8 +19,9 @@ its own runs in ../shared/reference/ say what it does depend on:
 
 So two fits of t = F x cycles + w x warp insts + m x L2 accesses, both printed with their
 checks on runs they were not fitted on:
-  A: w = 0, m from the TITAN X's vecadd (matrixmul32, 4,416 warp instructions and 384 L2
-     accesses, costs what F and m alone predict; checked on vectoradd_sm80 of the RTX 3070);
+  A: w = 0, m from the TITAN X's vecadd (checked on matrixmul32, whose 4,416 warp
+     instructions and 384 L2 accesses cost what F and m alone predict, and on vectoradd_sm80
+     of the RTX 3070);
   B: w and m from vecadd (TITAN X) and vectoradd_sm80 (RTX 3070) together (checked on
      matrixmul32: it over-prices compute).
 For each synth row of the lsbench JSON (its native copy takes the stats of its text row: the
@@ -41,7 +42,7 @@ import sys
 FIT_IDLE = {"SM6_TITANX": "vectoradd100_sm61_TITANX", "SM86_RTX3070": "ffma_sm90as86_RTX3070"}
 FIT_MEM = "vecadd_sm61_TITANX"
 FIT_PAIR = "vectoradd_sm80_RTX3070"  # fit B's second run
-CHECK = {"A": FIT_PAIR, "B": "matrixmul32_sm61_TITANX"}
+FITTED = {"A": {FIT_MEM}, "B": {FIT_MEM, FIT_PAIR}}  # beside the FIT_IDLE runs
 GPU_CONFIG = {"RTX 3070": "SM86_RTX3070"}  # lockstep's gpu_name -> the reference's config
 
 
@@ -109,14 +110,20 @@ def main(argv):
             files.append(a)
     if len(files) != 1:
         sys.exit(__doc__)
+    if not os.path.isfile(os.path.join(shared, "reference", "accelsim", "summary.tsv")):
+        sys.exit("peer_model: no Accel-Sim reference under %s (--shared DIR)" % shared)
     user, tot = user_seconds(shared), totals(shared)
     idle, fits = fit(user, tot)
     print("idle price per cycle: %s" % ", ".join("%s %.1f us" % (c, f * 1e6) for c, f in idle.items()))
     for name, wm in fits.items():
-        cfg, cyc, wi, l2 = tot[CHECK[name]]
-        print("fit %s: %.1f us per warp instruction, %.1f us per L2 access; check: %s %.2f s "
-              "predicted, %.2f s measured" % (name, wm[0] * 1e6, wm[1] * 1e6, CHECK[name],
-                                              price(idle, wm, cfg, cyc, wi, l2), user[CHECK[name]]))
+        checks = []
+        for run in sorted(user):  # the runs the fit did not see, on a config with an idle price
+            if run in tot and tot[run][0] in idle and run not in FITTED[name] | set(FIT_IDLE.values()):
+                cfg, cyc, wi, l2 = tot[run]
+                checks.append("%s %.2f s predicted, %.2f s measured" %
+                              (run, price(idle, wm, cfg, cyc, wi, l2), user[run]))
+        print("fit %s: %.1f us per warp instruction, %.1f us per L2 access; checks: %s" %
+              (name, wm[0] * 1e6, wm[1] * 1e6, "; ".join(checks)))
     rows = json.load(open(files[0]))["rows"]
     print("\n| row | cycles | warp insts | L2 accesses | est. Accel-Sim s (A, B) "
           "| est. warp inst/s (faster) | x est. | x paper |")
