@@ -26,7 +26,8 @@ checks on runs they were not fitted on:
      matrixmul32: it over-prices compute).
 For each synth row of the lsbench JSON (its native copy takes the stats of its text row: the
 same simulation) it runs the sample once, one thread, for its cycles and L2 accesses, and
-prints the estimated Accel-Sim user seconds by both fits, and lockstep's rate (warp
+prints the estimated Accel-Sim user seconds by both fits (without the cycle term on a GPU
+config no reference run had: a lower bound), and lockstep's rate (warp
 instructions per median CPU s of the JSON row) over the faster of the two estimated Accel-Sim
 rates as `x est.` (so the lower ratio); `x paper` is lsbench's own column. An estimate, not a
 measurement: it says for which workloads the paper's figure is a generous or a stingy
@@ -134,6 +135,8 @@ def main(argv):
             continue
         base = r["workload"].replace(" native", "")
         if base not in seen:
+            if base != r["workload"]:  # a native copy's trace was lsbench's temporary
+                continue
             seen[base] = stats_of(binary, r["argv"])
         gpu, cyc, winst, l2 = seen[base]
         cfg = GPU_CONFIG.get(gpu)
