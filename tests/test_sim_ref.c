@@ -164,8 +164,9 @@ static void same_json_runs(const char *trace, const char *cfgdir, const char *co
  * schedule (the persistent team, OpenMP static and dynamic loops), both homes of the memory
  * channels (team_chan_home) and the team started at once, after two solo periods of 1 ms
  * (mid-run, where the run lasts that long) or by default (periods of 10 ms, and only on edges
- * long enough): every shared trace (with
- * its reference config) and every bundled synth sample. */
+ * long enough), and with every park whose statistics were predicted checked against the
+ * cycle it skips (host_park_check, which stops the run on a difference): every shared trace
+ * (with its reference config) and every bundled synth sample. */
 static void same_json(const char *trace, const char *cfgdir)
 {
     const char *runs[] = {"--fast_forward=0 --dram_defer=0 --chan_sleep=0 --host_simd=0",
@@ -176,7 +177,8 @@ static void same_json(const char *trace, const char *cfgdir)
                           "--threads=2",
                           "--threads=3 --omp_schedule=static", "--threads=4 --omp_schedule=dynamic",
                           "--threads=2 --team_chan_home=spread --team_start_ms=0",
-                          "--threads=3 --team_chan_home=main --team_start_ms=0"};
+                          "--threads=3 --team_chan_home=main --team_start_ms=0",
+                          "--threads=2 --host_park_check=1"};
     same_json_runs(trace, cfgdir, "", runs, (int)BASE_ARRAY_LEN(runs), NULL);
 }
 
@@ -320,14 +322,15 @@ TEST(sim_l1d_writeback_and_line_fetch_fit_the_outbound_queue)
 
 /* Windowed mode: the JSON is byte-identical for 1 to 4 threads, with and without skipped
  * quiet windows and parking (fast_forward), deferred DRAM edges, sleeping channels and vector
- * scans (results depend on sync_window, never on the host), and the run says it was
- * windowed. */
+ * scans, with predicted parks checked (results depend on sync_window, never on the host),
+ * and the run says it was windowed. */
 static void same_json_windowed(const char *trace, const char *cfgdir)
 {
     const char *runs[] = {"--threads=1 --host_simd=0 --fast_forward=0 --dram_defer=0 --chan_sleep=0",
                           "--threads=1", "--threads=2", "--threads=3 --fast_forward=0",
                           "--threads=4 --dram_defer=0", "--threads=2 --team_profile=1",
-                          "--threads=1 --chan_sleep=0", "--threads=2 --team_adapt=0"};
+                          "--threads=1 --chan_sleep=0", "--threads=2 --team_adapt=0",
+                          "--threads=1 --host_park_check=1"};
     same_json_runs(trace, cfgdir, "--sync_window=16", runs, (int)BASE_ARRAY_LEN(runs),
                    " windows of 16 core cycles; each round trip's links add 64 cycles");
 }

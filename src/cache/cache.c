@@ -95,6 +95,12 @@ static const stat_set cs_set = {
 
 const stat_set *cache_stats_set(void) { return &cs_set; }
 
+void cache_fail_slots(int fail, uint32_t slot[2])
+{
+    slot[0] = CS(res_fails);
+    slot[1] = (uint32_t)(CS(res_fail_reason) + fail - 1); /* as count() does */
+}
+
 /* ---- the cache ----------------------------------------------------------------------- */
 
 /* An open-addressing index from 64-bit keys to small values v, whose keys live in an

@@ -195,6 +195,10 @@ void cache_mshr_foreach(const cache *c, void (*fn)(void *ctx, const mem_req *r),
  * from any thread and needs no init or free. */
 const stat_set *cache_stats_set(void);
 stat_block *cache_stats(cache *c);
+/* The two slots of the set that one reservation fail of cause `fail` (not CACHE_FAIL_NONE)
+ * counts in: what a refused access repeated on an unchanged cache adds, for an owner that
+ * works that out instead of making the access (sm park). */
+void cache_fail_slots(int fail, uint32_t slot[2]);
 
 /* Replacement policies: a registry of const ops tables, chosen by name (knob <prefix>_repl).
  * victim() picks a way among candidate ways of one set (bitmask `cand`, at least one bit). */

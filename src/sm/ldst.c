@@ -213,6 +213,7 @@ static int do_sector(sm *s, const sm_inst *d, int space, uint64_t addr, uint64_t
     int op = d->op == SM_OP_STORE ? MEM_WR : d->op == SM_OP_ATOMIC ? MEM_ATOM : MEM_RD;
     if (out_free(s) < 5) { /* room for 4 fetches and a writeback (sm.out_cap) */
         SMST(s, outq_full_cycles)++;
+        s->refused_fail = CACHE_FAIL_NONE;
         return 0;
     }
     if (!l1_path(s, d, space)) {
@@ -234,8 +235,10 @@ static int do_sector(sm *s, const sm_inst *d, int space, uint64_t addr, uint64_t
     r.loc = MEM_AT_SM;
     cache_result res;
     cache_access(s->l1d, &r, now, &res);
-    if (res.status == CACHE_RES_FAIL)
+    if (res.status == CACHE_RES_FAIL) {
+        s->refused_fail = (uint8_t)res.fail;
         return 0;
+    }
     if (res.wb_mask)
         for (unsigned i = 0; i < 4; i++)
             if (res.wb_mask >> i & 1)

@@ -480,6 +480,8 @@ void sm_warp_check_done(sm *s, uint32_t w)
 
 int sm_cycle(sm *s, uint64_t now)
 {
+    if (s->park == SM_PARK_DRAIN && sm_park_drain(s, now))
+        return 0;
     s->progress = 0;
     s->changed = 0;
     if (s->nctas)
@@ -499,7 +501,11 @@ int sm_inbound_room(const sm *s) { return !mem_q_full(&s->in); }
 /* The park state is left alone: this cycle takes the reply and makes progress, or, the
  * outbound queue full, finds a reply waiting and does not park (horizon), so an arm from the
  * last cycle is never used. The simulator unparked a parked SM when the reply came. */
-void sm_inbound_push(sm *s, const mem_req *r) { mem_q_push(&s->in, r); }
+void sm_inbound_push(sm *s, const mem_req *r)
+{
+    s->check_n = 0; /* a reply makes the cycle a prediction had said would repeat differ */
+    mem_q_push(&s->in, r);
+}
 
 void sm_prefetch_reply(const sm *s, const mem_req *r)
 {

@@ -106,7 +106,7 @@ typedef struct sm_subcore {
     uint32_t nbanks;
 } sm_subcore;
 
-enum { SM_PARK_NONE, SM_PARK_ARMED, SM_PARK_PARKED };
+enum { SM_PARK_NONE, SM_PARK_ARMED, SM_PARK_PARKED, SM_PARK_DRAIN };
 
 struct sm {
     const sm_ctx *ctx;
@@ -155,6 +155,7 @@ struct sm {
     uint64_t sectors[SM_MAX_SECTORS];
     uint32_t nsect, next_sect;
     int refused;            /* its last cycle ended on a sector the L1D refused */
+    uint8_t refused_fail;   /* ... and why (cache_fail; CACHE_FAIL_NONE: the outbound queue) */
 
     sm_pend *pend;
     uint32_t npend, pend_free_hint, pend_cap;
@@ -184,6 +185,7 @@ struct sm {
     uint16_t *park_slot;
     uint32_t park_n;
     uint64_t park_skipped;
+    uint32_t check_n;         /* host_park_check: 1 + pairs predicted for the cycle measured */
     base_slab slab;           /* w, cta, sub (and their arrays), lq, pend, out, in, waiters */
 };
 
@@ -200,6 +202,7 @@ int sm_ldst_can_take(const sm *s);
 void sm_ldst_push(sm *s, uint32_t warp, uint32_t dyn, uint64_t ready);
 /* park.c */
 void sm_park_step(sm *s, uint64_t now);
+int sm_park_drain(sm *s, uint64_t now);
 void sm_park_outside(sm *s, const char *what);
 
 static inline const sm_kernel *sm_warp_kernel(const sm *s, uint32_t w)
