@@ -13,6 +13,8 @@ checks what must hold for every config:
     memcpy_prefill_skip and host_simd off gives byte-identical statistics;
   - threads change nothing: --threads=3 (the team started at once) gives byte-identical
     statistics;
+  - every SM park whose statistics were predicted holds up when its first cycle is run and
+    measured as well (--host_park_check=1 ends with status 0 and the same statistics);
   - a generated (synth) trace's native copy (trace convert --to native), and that copy
     written back as Accel-Sim text (--to accelsim), give byte-identical statistics;
   - --stats-json leaves the output as it was and writes JSON that holds its totals, and that
@@ -20,8 +22,8 @@ checks what must hold for every config:
   - the shared configs of a trial, through `config import`, run the same;
   - the run's output, given back as --config with only the trace, runs the same (the knob
     echo holds every knob: a run is reproducible from its output alone);
-  - in the windowed mode (a random W), fast_forward=0, --threads=2 and --threads=3 give
-    byte-identical statistics to the windowed one-thread run.
+  - in the windowed mode (a random W), fast_forward=0, --threads=2, --threads=3 and
+    --host_park_check=1 give byte-identical statistics to the windowed one-thread run.
 
 The traces: the bundled samples (but gather), four shared Accel-Sim traces, both shared
 MacSim GPU traces, and native copies of two of the Accel-Sim ones; or (--synth-share of the
@@ -220,7 +222,8 @@ KNOBS = {
 SLOW = ["--fast_forward=0", "--dram_defer=0", "--chan_sleep=0", "--memcpy_prefill_skip=0",
         "--host_simd=0"]
 ECHO_FREE = ("knob threads ", "knob fast_forward ", "knob dram_defer ", "knob chan_sleep ",
-             "knob memcpy_prefill_skip ", "knob host_simd ", "knob team_start_ms ")
+             "knob memcpy_prefill_skip ", "knob host_simd ", "knob team_start_ms ",
+             "knob host_park_check ")
 
 
 def traces(shared):
@@ -467,7 +470,8 @@ def trial(bin_, seed, pool, gpu_pool, timeout, tmp, synth_share):
                     seed, to, rc2, err2, cmd)
     # a small trace ends before the team's first solo period (team_start_ms): start it at once
     checks = [(SLOW, base, "fast paths off"),
-              (["--threads=3", "--team_start_ms=0"], base, "--threads=3")]
+              (["--threads=3", "--team_start_ms=0"], base, "--threads=3"),
+              (["--host_park_check=1"], base, "--host_park_check=1")]
     wargs = args + ["--sync_window=%d" % w]
     rcw, wbase, errw = run(bin_, wargs, timeout)
     if rcw in (2, 3):  # the window alone refused (too short an ROP latency): no window checks
@@ -482,7 +486,8 @@ def trial(bin_, seed, pool, gpu_pool, timeout, tmp, synth_share):
                 seed, what, rc2, err2, cmd, " ".join(extra))
     wchecks = [(["--fast_forward=0"], "windowed fast_forward=0"),
                (["--threads=2"], "windowed --threads=2"),
-               (["--threads=3", "--team_start_ms=0"], "windowed --threads=3")]
+               (["--threads=3", "--team_start_ms=0"], "windowed --threads=3"),
+               (["--host_park_check=1"], "windowed --host_park_check=1")]
     for extra, what in wchecks if wargs else []:
         rc2, got, err2 = run(bin_, wargs + extra, timeout)
         if rc2 != 0 or got != wbase:
