@@ -93,7 +93,9 @@ static uint64_t wake_time(const sim *g)
             const sm *u = g->sm[wd * 64 + (uint32_t)__builtin_ctzll(bits)];
             if (!sm_active(u))
                 continue;
-            uint64_t x = sm_parked(u) ? sm_park_until(u) : sm_next_wake(u, g->cycle);
+            /* a parked SM's queued requests leave one a cycle (collect_active) */
+            uint64_t x = sm_parked(u) && !sm_queued_out(u) ? sm_park_until(u)
+                                                            : sm_next_wake(u, g->cycle);
             t = x <= g->cycle ? NOW : sim_min_u64(t, x == UINT64_MAX ? x : core_edge(g, x));
         }
     }

@@ -72,7 +72,7 @@ static sim *sim_base(const knobs *k, base_err *e)
 /* The units: SMs, memory channels (their sub-partitions), the interconnect, and the clocks. */
 static void sim_units(sim *g, const knobs *k)
 {
-    g->ctx = (sm_ctx){&g->k, &g->map, sm_stats_set()};
+    g->ctx = (sm_ctx){&g->k, &g->map, sm_stats_set(), g->k.sync_window <= 0};
     (void)cache_stats_set();
     (void)dram_stats_set();
     (void)icnt_stats_set();
@@ -247,7 +247,9 @@ static void icnt_to_parts(sim *g)
 /* ---- phase B ----------------------------------------------------------------------------- */
 
 /* The SMs with work (maybe_active), so idle SMs cost nothing per cycle; the list stays in
- * SM index order. A parked SM keeps its bit and stays off the list until its park ends. */
+ * SM index order. A parked SM keeps its bit and stays off the list until its park ends; one
+ * that parked with requests queued out has them offered from here, as its task would: the
+ * head phase C sent is popped, and the next one goes to its outbox (sm_ctx.park_queued). */
 static void collect_active(sim *g)
 {
     uint32_t n = 0;
@@ -257,7 +259,14 @@ static void collect_active(sim *g)
             uint32_t i = wd * 64 + (uint32_t)__builtin_ctzll(bits);
             bits &= bits - 1;
             if (g->park_at[i] && g->cycle < g->park_at[i]) {
-                sim_sm_sync_pop(g, i); /* not expected: a queue with a head does not park */
+                sim_sm_sync_pop(g, i);
+                mem_q *out = sm_outbound(g->sm[i]);
+                if (!mem_q_empty(out)) {
+                    g->outbox[i] = *mem_q_front(out);
+                    g->smf[SMF_OUT * g->smf_words + wd] |= 1ull << (i % 64); /* thread 0's */
+                    if (out->n > 1)
+                        g->smf[SMF_OUT2 * g->smf_words + wd] |= 1ull << (i % 64);
+                }
                 continue;
             }
             sim_sm_touch(g, i); /* a park that ended: its skipped cycles are counted */

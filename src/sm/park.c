@@ -240,7 +240,7 @@ void sm_park_step(sm *s, uint64_t now)
                                                  : PARK_MIN_PREDICTED_AFTER_PROGRESS, quiet)) {
         if (!s->k->host_park_check) {
             park_from(s, now + 1, h);
-            if (s->out.n)
+            if (s->out.n && !s->ctx->park_queued)
                 s->park = SM_PARK_DRAIN; /* parks once its requests have left (sm_park_drain) */
             return;
         }

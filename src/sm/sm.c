@@ -497,6 +497,7 @@ int sm_cycle(sm *s, uint64_t now)
 }
 
 mem_q *sm_outbound(sm *s) { return &s->out; }
+int sm_queued_out(const sm *s) { return !mem_q_empty(&s->out); }
 int sm_inbound_room(const sm *s) { return !mem_q_full(&s->in); }
 /* The park state is left alone: this cycle takes the reply and makes progress, or, the
  * outbound queue full, finds a reply waiting and does not park (horizon), so an arm from the

@@ -80,6 +80,10 @@ typedef struct sm_ctx {
     const knobs *k;
     const mem_map *map;
     const stat_set *stats;   /* sm_stats_set() */
+    /* the simulator offers a parked SM's queued requests itself (sm_outbound's head, popped
+     * once sent), so an SM may park with requests still queued out; else it drains them
+     * first (park.c) */
+    int park_queued;
 } sm_ctx;
 
 sm *sm_new(const sm_ctx *ctx, uint32_t id);
@@ -128,9 +132,10 @@ uint64_t sm_next_wake(const sm *s, uint64_t now);
 
 /* Parking (park.c; only with fast_forward): once its next cycles would change nothing but the
  * statistics, sm_cycle parks the SM until sm_park_until (UINT64_MAX: until something
- * arrives); an SM with requests still queued out is not parked until they have left (its
- * cycles meanwhile cost a few additions, and sm_outbound works as ever). The simulator does not run a parked SM; it calls sm_unpark(s, c), c being the
- * first cycle the SM has not been counted in, when that cycle is reached, and before a reply,
+ * arrives). It may park with requests still queued out where sm_ctx.park_queued says the
+ * simulator offers them itself; else it parks once they have left (its cycles meanwhile cost
+ * a few additions). The simulator does not run a parked SM; it calls sm_unpark(s, c), c
+ * being the first cycle the SM has not been counted in, when that cycle is reached, and before a reply,
  * a CTA or a kernel start reaches the SM (which panic on a parked SM). sm_park_settle adds
  * the skipped cycles' statistics up to c and keeps the SM parked (before statistics are
  * read). sm_park_disarm forgets a half-taken measurement or a park still waiting for its
@@ -144,6 +149,7 @@ uint64_t sm_park_skipped(const sm *s); /* cycles counted by settling so far */
 
 /* Queues to the memory system. */
 mem_q *sm_outbound(sm *s);          /* requests to the interconnect (sent in phase C) */
+int sm_queued_out(const sm *s);     /* whether any wait there */
 int sm_inbound_room(const sm *s);   /* replies the SM can still accept */
 void sm_inbound_push(sm *s, const mem_req *r); /* by the SM's own task, before its cycle */
 /* No effect: reply r fills the L1D in the SM's next cycle, on the caller's core, so the line
