@@ -117,6 +117,7 @@ static void sim_books(sim *g, const knobs *k)
     g->inroom = base_calloc(words, sizeof *g->inroom);
     g->outbox = base_calloc_lines(g->n_sm * sizeof *g->outbox);
     g->popq = base_calloc(words, sizeof *g->popq);
+    g->outq_left = base_calloc(words, sizeof *g->outq_left);
     for (uint32_t s = 0; s < g->n_sm; s++)
         if (sm_inbound_room(g->sm[s]))
             g->inroom[s / 64] |= 1ull << (s % 64);
@@ -170,6 +171,7 @@ void sim_free(sim *g)
     free(g->inroom);
     free(g->outbox);
     free(g->popq);
+    free(g->outq_left);
     free(g->sm_open);
     sim_chans_free(g);
     sim_window_free(g);
@@ -261,7 +263,7 @@ static void collect_active(sim *g)
             if (g->park_at[i] && g->cycle < g->park_at[i]) {
                 sim_sm_sync_pop(g, i);
                 mem_q *out = sm_outbound(g->sm[i]);
-                if (!mem_q_empty(out)) {
+                if (g->outq_left[wd] >> (i % 64) & 1) {
                     g->outbox[i] = *mem_q_front(out);
                     g->smf[SMF_OUT * g->smf_words + wd] |= 1ull << (i % 64); /* thread 0's */
                     if (out->n > 1)
@@ -578,7 +580,9 @@ static void sms_to_icnt(sim *g)
         g->moved += sim_smf_take(g, SMF_PROG, w) != 0;
         uint64_t act = sim_smf_take(g, SMF_ACT, w), bits = sim_smf_take(g, SMF_OUT, w);
         uint64_t more = sim_smf_take(g, SMF_OUT2, w);
-        uint64_t room = sim_smf_take(g, SMF_INROOM, w);
+        uint64_t room = sim_smf_take(g, SMF_INROOM, w), sent = 0;
+        if (w < sm_words)
+            g->outq_left[w] = bits;
         act |= bits & more;
         if (sim_spread(g))
             for (uint64_t b = bits; b; b &= b - 1)
@@ -594,10 +598,12 @@ static void sms_to_icnt(sim *g)
             }
             g->moved++;
             g->popq[w] |= bit;
+            sent |= bit;
             if (!(act & bit))
                 sim_sm_sync_pop(g, s);
         }
         if (w < sm_words) {
+            g->outq_left[w] &= ~sent | more;
             g->maybe_active[w] = (g->maybe_active[w] & ~g->ran[w]) | act;
             g->inroom[w] = (g->inroom[w] & ~g->ran[w]) | room;
         }

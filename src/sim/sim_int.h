@@ -286,6 +286,9 @@ struct sim {
      * cannot park: sm_parked); else phase C pops it itself (sim_sm_sync_pop). */
     mem_req *outbox;
     uint64_t *popq;
+    /* the SMs phase C left with requests queued (a head not sent, or more behind the one
+     * sent): where a parked one's next head is offered from (collect_active) */
+    uint64_t *outq_left;
     const sim_place_ops *place;
     uint32_t last_sm;
     /* a bit per SM, clear while no waiting kernel's CTA fits it (until it retires one or a
