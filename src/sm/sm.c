@@ -480,6 +480,7 @@ void sm_warp_check_done(sm *s, uint32_t w)
 
 int sm_cycle(sm *s, uint64_t now)
 {
+    sm_park_pay(s);
     if (s->park == SM_PARK_DRAIN && sm_park_drain(s, now))
         return 0;
     s->progress = 0;
@@ -519,12 +520,20 @@ void sm_prefetch_reply_early(const sm *s, const mem_req *r)
     if (s->l1d && r->slot == SLOT_FILL && r->op != MEM_WR)
         cache_prefetch_fill(s->l1d, r->addr, r->hint[0]);
 }
-stat_block *sm_stats(sm *s) { return &s->st; }
+stat_block *sm_stats(sm *s)
+{
+    sm_park_pay(s);
+    return &s->st;
+}
 uint64_t sm_warp_insts(const sm *s) { return s->st.v[SMS_warp_insts]; }
 uint32_t sm_pending_requests(const sm *s) { return s->npend; }
 
 /* The L1D block (an empty one when the config has no L1D). */
-stat_block *sm_l1d_stats(sm *s) { return s->l1d ? cache_stats(s->l1d) : &s->l1d_hold; }
+stat_block *sm_l1d_stats(sm *s)
+{
+    sm_park_pay(s);
+    return s->l1d ? cache_stats(s->l1d) : &s->l1d_hold;
+}
 
 /* ---- diagnosis ------------------------------------------------------------------------- */
 

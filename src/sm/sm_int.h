@@ -106,7 +106,7 @@ typedef struct sm_subcore {
     uint32_t nbanks;
 } sm_subcore;
 
-enum { SM_PARK_NONE, SM_PARK_ARMED, SM_PARK_PARKED, SM_PARK_DRAIN };
+enum { SM_PARK_NONE, SM_PARK_ARMED, SM_PARK_PARKED, SM_PARK_DRAIN, SM_PARK_OWED };
 
 struct sm {
     const sm_ctx *ctx;
@@ -176,7 +176,7 @@ struct sm {
     int progress;
     /* parking (park.c): a state change this cycle that `progress` does not report; the
      * state (SM_PARK_*); while parked, the first cycle not yet counted and the first that
-     * may differ; the statistics copy (SM block, then L1D) and, while parked, the slots one
+     * may differ (once unparked with cycles owed, the first not owed); the statistics copy (SM block, then L1D) and, while parked, the slots one
      * cycle moves and by how much (park_n of them) */
     uint8_t changed;
     uint8_t park;
@@ -203,6 +203,13 @@ void sm_ldst_push(sm *s, uint32_t warp, uint32_t dyn, uint64_t ready);
 /* park.c */
 void sm_park_step(sm *s, uint64_t now);
 int sm_park_drain(sm *s, uint64_t now);
+void sm_park_pay_owed(sm *s);
+/* The skipped cycles of an unparked SM counted, where they are still owed (sm_unpark). */
+static inline void sm_park_pay(sm *s)
+{
+    if (s->park == SM_PARK_OWED)
+        sm_park_pay_owed(s);
+}
 void sm_park_outside(sm *s, const char *what);
 
 static inline const sm_kernel *sm_warp_kernel(const sm *s, uint32_t w)
