@@ -110,6 +110,8 @@ static void sim_books(sim *g, const knobs *k)
     size_t words = (g->n_sm + 63) / 64;
     g->active = base_calloc(g->n_sm, sizeof *g->active);
     g->park_at = base_calloc(g->n_sm, sizeof *g->park_at);
+    g->parked = base_calloc(2 * (size_t)words, sizeof *g->parked);
+    g->park_min = g->parked + words;
     g->maybe_active = base_calloc(words, sizeof *g->maybe_active);
     g->ran = base_calloc(words, sizeof *g->ran);
     g->inbox = base_calloc_lines(g->n_sm * sizeof *g->inbox);
@@ -164,6 +166,7 @@ void sim_free(sim *g)
     free(g->sub_chan);
     free(g->active);
     free(g->park_at);
+    free(g->parked);
     free(g->maybe_active);
     free(g->ran);
     free(g->inbox);
@@ -248,30 +251,57 @@ static void icnt_to_parts(sim *g)
 
 /* ---- phase B ----------------------------------------------------------------------------- */
 
+/* Parked SMs of word wd whose park ends by this cycle: off the parked bitmap (the caller runs
+ * them); park_min becomes the first end among those left. */
+static uint64_t parks_ended(sim *g, uint32_t wd)
+{
+    uint64_t ended = 0, mn = UINT64_MAX;
+    for (uint64_t pk = g->parked[wd]; pk; pk &= pk - 1) {
+        uint32_t i = wd * 64 + (uint32_t)__builtin_ctzll(pk);
+        if (g->cycle < g->park_at[i])
+            mn = g->park_at[i] < mn ? g->park_at[i] : mn;
+        else
+            ended |= pk & -pk;
+    }
+    g->parked[wd] &= ~ended;
+    g->park_min[wd] = mn;
+    return ended;
+}
+
+/* A parked SM's queued requests, offered as its task would: the head phase C sent is popped,
+ * and the next one goes to its outbox (sm_ctx.park_queued). */
+static void parked_offer(sim *g, uint32_t wd)
+{
+    uint64_t pk = g->parked[wd];
+    for (uint64_t b = pk & g->popq[wd]; b; b &= b - 1)
+        sim_sm_sync_pop(g, wd * 64 + (uint32_t)__builtin_ctzll(b));
+    for (uint64_t b = pk & g->outq_left[wd]; b; b &= b - 1) {
+        uint32_t i = wd * 64 + (uint32_t)__builtin_ctzll(b);
+        const mem_q *out = sm_outbound(g->sm[i]);
+        g->outbox[i] = out->v[out->head];
+        g->smf[SMF_OUT * g->smf_words + wd] |= b & -b; /* thread 0's flags */
+        if (out->n > 1)
+            g->smf[SMF_OUT2 * g->smf_words + wd] |= b & -b;
+    }
+}
+
 /* The SMs with work (maybe_active), so idle SMs cost nothing per cycle; the list stays in
- * SM index order. A parked SM keeps its bit and stays off the list until its park ends; one
- * that parked with requests queued out has them offered from here, as its task would: the
- * head phase C sent is popped, and the next one goes to its outbox (sm_ctx.park_queued). */
+ * SM index order. A parked SM keeps its bit and stays off the list until its park ends (one
+ * look at each parked SM of a word once its first park's end comes); requests it has queued
+ * out are offered from here. */
 static void collect_active(sim *g)
 {
     uint32_t n = 0;
     for (uint32_t wd = 0; wd < (g->n_sm + 63) / 64; wd++) {
-        uint64_t bits = g->maybe_active[wd], ran = 0;
+        uint64_t ended = g->cycle >= g->park_min[wd] ? parks_ended(g, wd) : 0;
+        uint64_t bits = g->maybe_active[wd] & ~g->parked[wd], ran = 0;
+        if (g->parked[wd])
+            parked_offer(g, wd);
         while (bits) {
             uint32_t i = wd * 64 + (uint32_t)__builtin_ctzll(bits);
             bits &= bits - 1;
-            if (g->park_at[i] && g->cycle < g->park_at[i]) {
-                sim_sm_sync_pop(g, i);
-                mem_q *out = sm_outbound(g->sm[i]);
-                if (g->outq_left[wd] >> (i % 64) & 1) {
-                    g->outbox[i] = *mem_q_front(out);
-                    g->smf[SMF_OUT * g->smf_words + wd] |= 1ull << (i % 64); /* thread 0's */
-                    if (out->n > 1)
-                        g->smf[SMF_OUT2 * g->smf_words + wd] |= 1ull << (i % 64);
-                }
-                continue;
-            }
-            sim_sm_touch(g, i); /* a park that ended: its skipped cycles are counted */
+            if (ended >> (i % 64) & 1)
+                sim_sm_touch(g, i); /* a park that ended: its skipped cycles are owed */
             g->active[n++] = i;
             ran |= 1ull << (i % 64);
         }
@@ -321,6 +351,8 @@ void sim_run_task(sim *g, uint32_t i, unsigned m, uint32_t me)
     }
     if (sm_active_inside(u))
         f[SMF_ACT * g->smf_words] |= bit;
+    if (g->park_at[s])
+        f[SMF_PARK * g->smf_words] |= bit;
     if (sm_inbound_room(u))
         f[SMF_INROOM * g->smf_words] |= bit;
     if (sm_ctas_done(u))
@@ -603,6 +635,13 @@ static void sms_to_icnt(sim *g)
                 sim_sm_sync_pop(g, s);
         }
         if (w < sm_words) {
+            uint64_t pk = sim_smf_take(g, SMF_PARK, w);
+            g->parked[w] = (g->parked[w] & ~g->ran[w]) | pk;
+            for (; pk; pk &= pk - 1) {
+                uint64_t t = g->park_at[w * 64 + (uint32_t)__builtin_ctzll(pk)];
+                if (t < g->park_min[w])
+                    g->park_min[w] = t;
+            }
             g->outq_left[w] &= ~sent | more;
             g->maybe_active[w] = (g->maybe_active[w] & ~g->ran[w]) | act;
             g->inroom[w] = (g->inroom[w] & ~g->ran[w]) | room;

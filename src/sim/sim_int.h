@@ -266,6 +266,10 @@ struct sim {
      * the SM's own task right after its cycle (one slot per SM, no other writer in phase B),
      * so the serial phase tests parks without touching the SMs' state. */
     uint64_t *park_at;
+    /* The exact loop's parked SMs (bitmap, from their tasks' SMF_PARK in phase C) and, per
+     * word, a cycle no earlier than the first of their parks' ends: collect_active looks at
+     * each one only when that cycle comes, or when a request of its waits to be offered. */
+    uint64_t *parked, *park_min;
     /* Bitmap: SMs with work, as their tasks left them (SMF_ACT, and the outbound queue after
      * phase C), or given some since (sim_mark_active), or parked. Kept from what the tasks
      * report and the serial phase does, not by asking each SM (a host line from another
@@ -405,6 +409,7 @@ static inline void sim_sm_touch(sim *g, uint32_t s)
     if (g->park_at[s]) {
         sm_unpark(g->sm[s], g->sm_upto);
         g->park_at[s] = 0;
+        g->parked[s / 64] &= ~(1ull << (s % 64));
     }
 }
 
@@ -479,7 +484,7 @@ int sim_work_left(sim *g, double secs, uint64_t done);
 /* SMs: progress, a request to send (and more behind it), CTAs to retire, work left inside,
  * room for a reply; channels: ran, and after it their DRAM side busy, their L2 side busy or
  * asleep (its wake in the channel's `last` slot), replies waiting */
-enum { SMF_PROG, SMF_OUT, SMF_OUT2, SMF_DONE, SMF_ACT, SMF_INROOM,
+enum { SMF_PROG, SMF_OUT, SMF_OUT2, SMF_DONE, SMF_ACT, SMF_INROOM, SMF_PARK,
        SMF_CH_RAN, SMF_CH_DRAM, SMF_CH_L2, SMF_CH_SLEEP, SMF_CH_REP, SMF_KINDS };
 /* The end of SM s's task on thread `me` (either loop): its park's end where the serial phase
  * reads it, written only when it changes (eight SMs share a host line, and a store of the same
