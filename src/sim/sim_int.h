@@ -286,8 +286,9 @@ struct sim {
      * outbound queue's head in outbox[s] (SMF_OUT; SMF_OUT2 when more wait behind it), so
      * phase C reads one line per SM that the SM's core wrote, not the queue's header and then
      * its slot. A head phase C sends is popped by the SM's own task before its next cycle
-     * (its popq bit), where that task is sure to come next cycle (the SM has work left, so it
-     * cannot park: sm_parked); else phase C pops it itself (sim_sm_sync_pop). */
+     * (its popq bit), where that task is sure to come next cycle (the SM has work left); a
+     * parked SM's by collect_active, which also offers its next head; else phase C pops it
+     * itself (sim_sm_sync_pop). */
     mem_req *outbox;
     uint64_t *popq;
     /* the SMs phase C left with requests queued (a head not sent, or more behind the one

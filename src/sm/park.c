@@ -13,15 +13,16 @@
  * one of two ways. Mostly it is worked out from the state the last cycle left (predict, tried
  * after every cycle): the schedulers' remembered stalls, the LD/ST unit's refused sector and
  * whether a CTA is resident say every counter the next cycle moves, so the SM parks from the
- * next cycle on (gather: 165,577 SM visits where measuring every park took 203,814). Where
+ * next cycle on (gather: 119,754 SM visits where measuring every park took 203,814). Where
  * they do not (a scheduler must scan its warps to know), the cycle is measured: a cycle that
  * changed nothing arms the SM with a copy of its statistics; if the next one repeats it, its
  * statistics minus the copy are the per-cycle deltas, and the SM parks from the one after.
  * Copying after every cycle would cost workloads that seldom park more than it saves (hmma,
  * reduce, pchase: 1.3-1.9% more instructions). An SM whose requests are still queued out
- * when its cycles were predicted drains them first, one a cycle as its task offers them,
- * adding the predicted statistics in place of each cycle (sm_park_drain), and parks with its
- * queue empty. Unparking adds the deltas once per skipped cycle, so every counter reads as in
+ * when its cycles were predicted parks all the same where the simulator offers them itself
+ * (sm_ctx.park_queued: the exact loop); else it drains them first, one a cycle as its task
+ * offers them, adding the predicted statistics in place of each cycle (sm_park_drain), and
+ * parks with its queue empty. Unparking adds the deltas once per skipped cycle, so every counter reads as in
  * a run that ticked the SM each cycle (fast_forward=0, which also turns this off); the knob
  * host_park_check runs and measures each predicted cycle as well and stops on a difference
  * (the tests run every sample and shared trace with it). */
