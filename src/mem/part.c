@@ -616,11 +616,12 @@ static uint64_t l2_wake(const mem_part *p)
 
 uint64_t mem_part_sleep(const mem_part *p)
 {
+    /* a DRAM side with work is the usual reason under load, and the cheapest to ask */
+    if (!p->quiet && (dram_busy(p->d) || mem_q_empty(&p->latq.q)))
+        return 0;
     uint64_t t = l2_wake(p);
     if (!t || p->quiet)
         return t;
-    if (dram_busy(p->d) || mem_q_empty(&p->latq.q))
-        return 0;
     for (uint32_t i = 0; i < p->n_sub; i++)
         if (!mem_q_empty(&p->s[i].to_dram))
             return 0;
