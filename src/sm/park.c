@@ -22,10 +22,10 @@
  * when its cycles were predicted parks all the same where the simulator offers them itself
  * (sm_ctx.park_queued: the exact loop); else it drains them first, one a cycle as its task
  * offers them, adding the predicted statistics in place of each cycle (sm_park_drain), and
- * parks with its queue empty. Unparking adds the deltas once per skipped cycle, so every counter reads as in
- * a run that ticked the SM each cycle (fast_forward=0, which also turns this off); the knob
- * host_park_check runs and measures each predicted cycle as well and stops on a difference
- * (the tests run every sample and shared trace with it). */
+ * parks with its queue empty. Unparking adds the deltas once per skipped cycle, so every
+ * counter reads as in a run that ticked the SM each cycle (fast_forward=0, which also turns
+ * this off); the knob host_park_check runs and measures each predicted cycle as well and
+ * stops on a difference (the tests run every sample and shared trace with it). */
 #include "sm_int.h"
 #include <stdlib.h>
 #include <string.h>
@@ -256,6 +256,18 @@ void sm_park_step(sm *s, uint64_t now)
     }
 }
 
+/* The statistics of n repeated cycles: each (slot, delta) pair n times (L1D slots after the
+ * SM's). */
+static void deltas_add(sm *s, uint64_t n)
+{
+    int ns = s->st.set->nslots;
+    uint64_t *l = s->l1d ? cache_stats(s->l1d)->v : NULL;
+    for (uint32_t i = 0; i < s->park_n; i++) {
+        uint32_t k = s->park_slot[i];
+        *(k < (uint32_t)ns ? &s->st.v[k] : &l[k - (uint32_t)ns]) += s->park_delta[i] * n;
+    }
+}
+
 /* A cycle of an SM whose next cycles were predicted but which still has requests to send: it
  * is visited (its task pops a sent request and offers the next) and adds the predicted
  * statistics instead of running the cycle, then parks with its queue empty. Returns 0 where
@@ -267,12 +279,7 @@ int sm_park_drain(sm *s, uint64_t now)
         s->park = SM_PARK_NONE;
         return 0;
     }
-    int ns = s->st.set->nslots;
-    uint64_t *l = s->l1d ? cache_stats(s->l1d)->v : NULL;
-    for (uint32_t i = 0; i < s->park_n; i++) {
-        uint32_t k = s->park_slot[i];
-        *(k < (uint32_t)ns ? &s->st.v[k] : &l[k - (uint32_t)ns]) += s->park_delta[i];
-    }
+    deltas_add(s, 1);
     s->progress = 0;
     s->changed = 0;
     if (!s->out.n)
@@ -289,12 +296,7 @@ void sm_park_settle(sm *s, uint64_t upto)
     if (s->park != SM_PARK_PARKED || upto <= s->park_from)
         return;
     uint64_t n = upto - s->park_from;
-    int ns = s->st.set->nslots;
-    uint64_t *l = s->l1d ? cache_stats(s->l1d)->v : NULL;
-    for (uint32_t i = 0; i < s->park_n; i++) {
-        uint32_t k = s->park_slot[i];
-        *(k < (uint32_t)ns ? &s->st.v[k] : &l[k - (uint32_t)ns]) += s->park_delta[i] * n;
-    }
+    deltas_add(s, n);
     s->park_from = upto;
     s->park_skipped += n;
 }

@@ -131,15 +131,15 @@ int sm_cycle(sm *s, uint64_t now);
 uint64_t sm_next_wake(const sm *s, uint64_t now);
 
 /* Parking (park.c; only with fast_forward): once its next cycles would change nothing but the
- * statistics, sm_cycle parks the SM until sm_park_until (UINT64_MAX: until something
- * arrives). It may park with requests still queued out where sm_ctx.park_queued says the
- * simulator offers them itself; else it parks once they have left (its cycles meanwhile cost
- * a few additions). The simulator does not run a parked SM; it calls sm_unpark(s, c), c
- * being the first cycle the SM has not been counted in, when that cycle is reached, and before a reply,
- * a CTA or a kernel start reaches the SM (which panic on a parked SM). sm_park_settle adds
- * the skipped cycles' statistics up to c and keeps the SM parked (before statistics are
- * read). sm_park_disarm forgets a half-taken measurement or a park still waiting for its
- * queue (after the statistics were changed from outside, as by the fast-forward's jump). */
+ * statistics, sm_cycle parks the SM until sm_park_until (UINT64_MAX: until something arrives).
+ * It may park with requests still queued out where sm_ctx.park_queued says the simulator offers
+ * them itself; else it parks once they have left (its cycles meanwhile cost a few additions).
+ * The simulator does not run a parked SM; it calls sm_unpark(s, c), c being the first cycle the
+ * SM has not been counted in, when that cycle is reached, and before a reply, a CTA or a kernel
+ * start reaches the SM (which panic on a parked SM). sm_park_settle adds the skipped cycles'
+ * statistics up to c and keeps the SM parked (before statistics are read). sm_park_disarm
+ * forgets a half-taken measurement or a park still waiting for its queue (after the statistics
+ * were changed from outside, as by the fast-forward's jump). */
 int sm_parked(const sm *s);
 uint64_t sm_park_until(const sm *s);
 void sm_park_settle(sm *s, uint64_t upto);

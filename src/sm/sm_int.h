@@ -176,8 +176,9 @@ struct sm {
     int progress;
     /* parking (park.c): a state change this cycle that `progress` does not report; the
      * state (SM_PARK_*); while parked, the first cycle not yet counted and the first that
-     * may differ (once unparked with cycles owed, the first not owed); the statistics copy (SM block, then L1D) and, while parked, the slots one
-     * cycle moves and by how much (park_n of them) */
+     * may differ (once unparked with cycles owed, the first not owed); the statistics copy
+     * (SM block, then L1D) and, while parked, the slots one cycle moves and by how much
+     * (park_n of them) */
     uint8_t changed;
     uint8_t park;
     uint64_t park_from, park_until;
