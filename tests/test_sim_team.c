@@ -444,7 +444,7 @@ TEST(sim_adapt_runs_the_faster_way)
     const double probes = 1.0 / SIM_ADAPT_STAY_MAX + 0.01;
     sim_adapt a;
     double now = 0;
-    sim_adapt_init(&a, now);
+    sim_adapt_init(&a, now, 16);
     double share = adapt_solo_share(&a, &now, 1e-6, 2e-6, n); /* the team is faster */
     CHECK(share > 0 && share < probes);
     share = adapt_solo_share(&a, &now, 2e-6, 1e-6, n); /* now alone is faster */
@@ -459,7 +459,7 @@ TEST(sim_adapt_tries_a_far_slower_way_seldom)
     const uint32_t n = 2000 * SIM_ADAPT_EDGES;
     sim_adapt a;
     double now = 0, team = 1e-6, solo = 5e-6;
-    sim_adapt_init(&a, now);
+    sim_adapt_init(&a, now, 16);
     double share = adapt_solo_share(&a, &now, team, solo, n);
     CHECK(!a.solo);
     CHECK(a.stay > SIM_ADAPT_STAY_MAX);
@@ -473,7 +473,7 @@ static uint32_t adapt_try_edges(double team, double solo)
 {
     sim_adapt a;
     double now = 0;
-    sim_adapt_init(&a, now);
+    sim_adapt_init(&a, now, 16);
     uint32_t k = 0;
     for (uint32_t i = 0; i < 8 * SIM_ADAPT_EDGES && a.phase != 2; i++) {
         now += a.solo ? solo : team;
@@ -498,7 +498,7 @@ TEST(sim_adapt_after_a_far_loss_tries_only_toward_the_other_way)
 {
     sim_adapt a;
     double now = 0;
-    sim_adapt_init(&a, now);
+    sim_adapt_init(&a, now, 16);
     adapt_solo_share(&a, &now, 1e-6, 5e-6, 40 * SIM_ADAPT_EDGES);
     CHECK(!a.solo && a.far);
     CHECK_EQ(adapt_solo_share(&a, &now, 2e-6, 10e-6, 10 * SIM_ADAPT_EDGES), 0.0);
@@ -512,7 +512,7 @@ TEST(sim_adapt_tries_again_when_the_pace_changes)
 {
     sim_adapt a;
     double now = 0;
-    sim_adapt_init(&a, now);
+    sim_adapt_init(&a, now, 16);
     adapt_solo_share(&a, &now, 2e-6, 1e-6, 100 * SIM_ADAPT_STAY_MAX * SIM_ADAPT_EDGES);
     CHECK_EQ(a.stay, SIM_ADAPT_STAY_MAX);
     /* a window at the new pace, a try of the team, a window alone to compare: then the team
@@ -520,4 +520,43 @@ TEST(sim_adapt_tries_again_when_the_pace_changes)
     double share = adapt_solo_share(&a, &now, 6e-6, 12e-6, 10 * SIM_ADAPT_EDGES);
     CHECK(!a.solo);
     CHECK(share <= 0.3);
+}
+
+/* One slow window beside a try (the host's, not the workload's) does not make a try that
+ * loses to the other neighbour win: the team stays, where a mean of the two neighbours let a
+ * single slow window send two threads alone for SIM_ADAPT_STAY windows. */
+TEST(sim_adapt_a_slow_window_beside_a_try_decides_nothing)
+{
+    sim_adapt a;
+    double now = 0, team = 15e-6, solo = 19e-6;
+    sim_adapt_init(&a, now, 2);
+    while (a.phase != 1 || a.windows < 2) { /* to the first try after the run's start */
+        double edge = a.solo ? solo : team;
+        if (a.left == 1 && a.phase == 0 && a.windows >= 1)
+            edge = 40e-6; /* the window just before the try: a slow host */
+        now += edge;
+        adapt_after_edge(&a, now);
+    }
+    CHECK(a.solo);
+    CHECK(adapt_solo_share(&a, &now, team, solo, 20 * SIM_ADAPT_EDGES) < 0.1);
+    CHECK(!a.solo);
+}
+
+/* With two threads a try of the other way loses twofold at most: one 1.7 times slower (a
+ * solo try of reduce 1M) ends early and counts as far, so heavier edges start no new try. */
+TEST(sim_adapt_two_threads_end_a_clearly_slower_try_early)
+{
+    sim_adapt a;
+    double now = 0;
+    sim_adapt_init(&a, now, 2);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < 8 * SIM_ADAPT_EDGES && a.phase != 2; i++) {
+        now += a.solo ? 1.7e-6 : 1e-6;
+        k += a.phase == 1;
+        adapt_after_edge(&a, now);
+    }
+    CHECK_EQ(k, SIM_ADAPT_LOOK_MIN);
+    adapt_solo_share(&a, &now, 1e-6, 1.7e-6, 2 * SIM_ADAPT_EDGES);
+    CHECK(!a.solo && a.far);
+    CHECK_EQ(adapt_solo_share(&a, &now, 2e-6, 3.4e-6, 10 * SIM_ADAPT_EDGES), 0.0);
 }

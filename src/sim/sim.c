@@ -904,7 +904,7 @@ static int run_parallel(sim *g, base_err *e, FILE *diag)
         g->res->team_threads = (int)g->k.threads;
         g->res->team_start_s = rc == 1 ? sim_wall() - g->t0 : -1;
         if (rc == 1) {
-            sim_adapt_init(&g->adapt, base_now_s());
+            sim_adapt_init(&g->adapt, base_now_s(), (uint32_t)g->k.threads);
             double loop_s = 0;
             uint64_t loop_ticks = 0;
             sim_omp_fork(g);

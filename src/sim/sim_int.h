@@ -42,7 +42,8 @@ typedef struct sim_adapt {
     double t0;         /* the window's start, s */
     double before, other; /* s per core edge: the window before the try, the try */
     double ref;        /* s per core edge of the chosen way when last chosen; 0: not yet */
-    int far;           /* the last try lost by SIM_ADAPT_GIVEUP or more */
+    int far;           /* the last try lost by `giveup` or more */
+    double giveup;     /* SIM_ADAPT_GIVEUP, or SIM_ADAPT_GIVEUP_PAIR with two threads */
 } sim_adapt;
 
 /* One thread's tallies under team_profile, on its own line: written by that thread alone. */
@@ -513,11 +514,14 @@ void sim_homes_rebalance(sim *g); /* main thread, between edges: SM homes follow
 #define SIM_ADAPT_STAY_LONG 1024u /* ... up to this many */
 #define SIM_ADAPT_DRIFT 1.5    /* a window this much slower or faster than ref: try now */
 #define SIM_ADAPT_GIVEUP 2.0   /* a try this much slower than the window before it ends */
+/* ... with two threads, whose other way loses twofold at most (a solo try of reduce 1M or
+ * sgemm 256: 1.7), so that 2.0 never ended a try early nor marked it far */
+#define SIM_ADAPT_GIVEUP_PAIR 1.5
 #define SIM_ADAPT_LOOK 16u     /* ... as seen every this many edges of the try */
 #define SIM_ADAPT_LOOK_MIN 32u /* ... from this many on */
 #define SIM_ADAPT_FULL 1
 #define SIM_ADAPT_CHECK 2
-void sim_adapt_init(sim_adapt *a, double now);
+void sim_adapt_init(sim_adapt *a, double now, uint32_t threads);
 /* After a core edge: SIM_ADAPT_FULL when it ended a window, which sim_adapt_window then closes
  * with the time (the clock is read once a window, not every edge); SIM_ADAPT_CHECK now and
  * then during a try: read the clock, and close the window now if sim_adapt_lost says so;

@@ -305,9 +305,10 @@ void sim_team_stop(sim_team *t) { atomic_store_explicit(&t->stop, 1, memory_orde
  * that falls far behind ends early (sim_adapt_lost).
  * Which thread runs a task never changes a result, so neither does this. */
 
-void sim_adapt_init(sim_adapt *a, double now)
+void sim_adapt_init(sim_adapt *a, double now, uint32_t threads)
 {
     *a = (sim_adapt){.left = 1, .stay = SIM_ADAPT_STAY, .t0 = now, .span = SIM_ADAPT_EDGES};
+    a->giveup = threads > 2 ? SIM_ADAPT_GIVEUP : SIM_ADAPT_GIVEUP_PAIR;
 }
 
 int sim_adapt_edge(sim_adapt *a)
@@ -319,7 +320,7 @@ int sim_adapt_edge(sim_adapt *a)
                : 0;
 }
 
-/* A try that has already taken SIM_ADAPT_GIVEUP times what the window before it took for as
+/* A try that has already taken `giveup` times what the window before it took for as
  * many edges has lost (it must win by 3%), and its ending is decided: on sixteen threads a
  * window alone cost as much as four or five with the team, and a short run of 30-40 windows
  * lost a tenth of its time to the tries. The window closes early, and its time per edge
@@ -327,7 +328,7 @@ int sim_adapt_edge(sim_adapt *a)
  * start of the try (the other way's caches are cold for a few edges) decides nothing. */
 int sim_adapt_lost(const sim_adapt *a, double now)
 {
-    return a->phase == 1 && now - a->t0 > SIM_ADAPT_GIVEUP * a->before * a->edges;
+    return a->phase == 1 && now - a->t0 > a->giveup * a->before * a->edges;
 }
 
 void sim_adapt_window(sim_adapt *a, double now)
@@ -355,14 +356,17 @@ void sim_adapt_window(sim_adapt *a, double now)
         a->phase = 2;
         a->solo = !a->solo;
     } else {
-        double mean = (a->before + per) / 2;
-        int change = a->other < 0.97 * mean;
+        /* the try must beat both windows around it: against their mean, one slow window
+         * beside it (the host's, not the workload's: vectoradd 1M's windows ran 13-40 us an
+         * edge with the team) sent two threads alone for 16 windows, twice in one run */
+        double mean = (a->before + per) / 2, near = a->before < per ? a->before : per;
+        int change = a->other < 0.97 * near;
         a->stay = change ? SIM_ADAPT_STAY : a->stay < SIM_ADAPT_STAY_MAX ? 2 * a->stay : a->stay;
         /* a try that lost by far cost as much: the next waits until it is a small share */
         double cost = SIM_ADAPT_TRY_SHARE * (a->other / mean - 1);
         if (!change && cost > a->stay)
             a->stay = cost < SIM_ADAPT_STAY_LONG ? (uint32_t)cost + 1 : SIM_ADAPT_STAY_LONG;
-        a->far = !change && a->other >= SIM_ADAPT_GIVEUP * mean;
+        a->far = !change && a->other >= a->giveup * mean;
         a->solo ^= change;
         a->ref = change ? a->other : per;
         a->left = a->stay;

@@ -1267,7 +1267,7 @@ int sim_run_windowed(sim *g, base_err *e, FILE *diag)
 {
     double t0 = base_now_s();
     int adapt = g->k.threads > 1 && g->k.team_adapt;
-    sim_adapt_init(&g->adapt, t0); /* the team first: solo 0 */
+    sim_adapt_init(&g->adapt, t0, (uint32_t)g->k.threads); /* the team first: solo 0 */
     g->adapt.span = WIN_ADAPT_SPAN_MIN; /* the first span, the run's start, is not timed */
     g->adapt.stay = SIM_ADAPT_STAY_MAX;
     g->adapt.left = WIN_ADAPT_FIRST_TRY;
