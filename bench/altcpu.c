@@ -7,9 +7,21 @@
  * time (user + sys, from wait4) and the mean user time. Made for runs of a few milliseconds,
  * where the host's pace drifts by tens of percent from one minute to the next: alternating puts
  * every command in the same minutes, and a small parent spawns its children in microseconds
- * (a Python harness's children took 7 ms more each). Exit status 1 when a child fails. */
+ * (a Python harness's children took 7 ms more each). Exit status 1 when a child fails.
+ *
+ *   build/altcpu --busy N CMD ...
+ *
+ * What running on every core at once costs CMD: each of N rounds runs it pinned to each core
+ * of this process's affinity alone, one after another, then a copy pinned to every core at
+ * the same time, and prints per core the median CPU time alone and busy, and the median over
+ * the rounds of the sum, over the cores, of the round's fastest time alone over each core's
+ * time busy: what a parallel run of CMD's work on all those cores could gain at most over
+ * one thread on the fastest, before any cost of its own. Cores alone at full speed can slow
+ * each other through what the host shares between them (memory bandwidth, the last-level
+ * cache, a hypervisor's other tenants), a memory-bound run most. */
 
 #include <fcntl.h>
+#include <math.h>
 #include <sched.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -52,14 +64,112 @@ static int run_one(char **argv, double *cpu, double *user)
     return 0;
 }
 
+/* Starts argv pinned to core (output to /dev/null); its pid, or -1. */
+static pid_t spawn_on(char **argv, int core)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(core, &set);
+    if (sched_setaffinity(0, sizeof set, &set))
+        return -1;
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa))
+        return -1;
+    pid_t pid;
+    int ok = !posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0) &&
+             !posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0) &&
+             !posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    return ok ? pid : -1;
+}
+
+/* pid's CPU ms (user + sys), or -1 when it failed. */
+static double wait_cpu(pid_t pid)
+{
+    int st;
+    struct rusage ru;
+    if (pid < 0 || wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+        return -1;
+    return ms(ru.ru_utime) + ms(ru.ru_stime);
+}
+
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+#define MAX_CORES 256
+
+/* One round of --busy: alone[i] and busy[i] for each of the nc cores, and the round's
+ * ceiling (its fastest time alone over each core's busy time, summed). -1 on a failure. */
+static double busy_round(char **argv, const int *cores, int nc, double *alone, double *busy)
+{
+    double best = INFINITY, sum = 0;
+    pid_t pid[MAX_CORES];
+    for (int i = 0; i < nc; i++) {
+        if ((alone[i] = wait_cpu(spawn_on(argv, cores[i]))) <= 0)
+            return -1;
+        best = alone[i] < best ? alone[i] : best;
+    }
+    for (int i = 0; i < nc; i++)
+        pid[i] = spawn_on(argv, cores[i]);
+    int bad = 0;
+    for (int i = 0; i < nc; i++) /* every child is waited for, failed or not */
+        bad |= (busy[i] = wait_cpu(pid[i])) <= 0;
+    for (int i = 0; i < nc && !bad; i++)
+        sum += best / busy[i];
+    return bad ? -1 : sum;
+}
+
+static int busy_main(int n, char **argv)
+{
+    cpu_set_t set;
+    int cores[MAX_CORES], nc = 0;
+    if (sched_getaffinity(0, sizeof set, &set))
+        return perror("altcpu: sched_getaffinity"), 2;
+    for (int c = 0; c < CPU_SETSIZE && nc < MAX_CORES; c++)
+        if (CPU_ISSET(c, &set))
+            cores[nc++] = c;
+    double *alone = calloc((size_t)n * nc, sizeof *alone), *busy = calloc((size_t)n * nc, sizeof *busy);
+    double *ceil = calloc((size_t)n, sizeof *ceil), *v = calloc((size_t)n, sizeof *v);
+    if (!alone || !busy || !ceil || !v)
+        return 2;
+    for (int r = 0; r < n; r++)
+        if ((ceil[r] = busy_round(argv, cores, nc, alone + (size_t)r * nc, busy + (size_t)r * nc)) < 0) {
+            fprintf(stderr, "altcpu: %s failed in round %d\n", argv[0], r + 1);
+            return 1;
+        }
+    for (int i = 0; i < nc; i++) {
+        for (int r = 0; r < n; r++)
+            v[r] = alone[(size_t)r * nc + i];
+        double a = median_of(v, n);
+        for (int r = 0; r < n; r++)
+            v[r] = busy[(size_t)r * nc + i];
+        printf("cpu%d: %8.3f ms CPU alone, %8.3f ms with every core busy (medians)\n", cores[i], a,
+               median_of(v, n));
+    }
+    double c = median_of(ceil, n);
+    printf("%d cores busy at once: each round's fastest time alone over each core's time busy, "
+           "summed: %.2f (median of %d rounds, range %.2f-%.2f)\n", nc, c, n, ceil[0], ceil[n - 1]);
+    free(alone);
+    free(busy);
+    free(ceil);
+    free(v);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 3 && !strcmp(argv[1], "--busy") && atoi(argv[2]) > 0)
+        return busy_main(atoi(argv[2]), &argv[3]);
     int a = 1, core = 1;
     if (a + 1 < argc && !strcmp(argv[a], "--core"))
         core = atoi(argv[a + 1]), a += 2;
     int n = a < argc ? atoi(argv[a++]) : 0;
     if (n < 1 || a >= argc) {
-        fprintf(stderr, "usage: altcpu [--core C] N CMD1 ARGS... [;; CMD2 ARGS...] ...\n");
+        fprintf(stderr, "usage: altcpu [--core C] N CMD1 ARGS... [;; CMD2 ARGS...] ...\n"
+                        "       altcpu --busy N CMD ARGS...\n");
         return 2;
     }
     char **cmd[MAX_CMDS];

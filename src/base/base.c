@@ -92,6 +92,26 @@ void *base_calloc_lines(size_t n)
     return q;
 }
 
+void base_put_line(FILE *f, const char *const *part, size_t n)
+{
+    char line[1024];
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(part[i]);
+        if (len >= sizeof line - at) { /* a long source path: as it comes */
+            fwrite(line, 1, at, f);
+            for (size_t j = i; j < n; j++)
+                fputs(part[j], f);
+            putc('\n', f);
+            return;
+        }
+        memcpy(line + at, part[i], len);
+        at += len;
+    }
+    line[at++] = '\n'; /* room: each part left at least one byte */
+    fwrite(line, 1, at, f);
+}
+
 void base_put_u64_line(FILE *f, const char *const *part, size_t n, uint64_t v)
 {
     char line[256];

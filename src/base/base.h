@@ -72,6 +72,8 @@ char *base_strdup(const char *s);
 /* Writes the n strings of part, then " = <v>\n", with one fwrite: statistics are hundreds
  * of such lines, and printf's format parsing made them a tenth of a short run's time. */
 void base_put_u64_line(FILE *f, const char *const *part, size_t n, uint64_t v);
+/* Writes the n strings of part, then "\n", with one fwrite where they fit in 1 KB. */
+void base_put_line(FILE *f, const char *const *part, size_t n);
 char *base_strndup(const char *s, size_t n);
 char *base_sprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
