@@ -261,3 +261,28 @@ TEST(base_json_escapes_and_nests)
                    "  \"e\": {}\n}\n");
     free(buf);
 }
+
+/* One line of parts, as fputs of each would write it: in the buffer up to 1 KB (the last
+ * byte for the newline), written piecewise past it. */
+TEST(base_put_line_joins_parts_at_any_length)
+{
+    static const size_t lens[] = {0, 1, 1000, 1022, 1023, 1024, 3000};
+    for (size_t k = 0; k < BASE_ARRAY_LEN(lens); k++) {
+        char *body = malloc(lens[k] + 1);
+        memset(body, 'x', lens[k]);
+        body[lens[k]] = 0;
+        const char *part[] = {"knob ", "", body, " # src"};
+        char *buf = NULL;
+        size_t n = 0;
+        FILE *f = open_memstream(&buf, &n);
+        base_put_line(f, part, BASE_ARRAY_LEN(part));
+        base_put_line(f, part, 1);
+        fclose(f);
+        CHECK_EQ(n, 5 + lens[k] + 6 + 1 + 5 + 1);
+        CHECK(strncmp(buf, "knob ", 5) == 0);
+        CHECK(strspn(buf + 5, "x") == lens[k]);
+        CHECK_STR(buf + 5 + lens[k], " # src\nknob \n");
+        free(buf);
+        free(body);
+    }
+}

@@ -99,8 +99,7 @@ void base_put_line(FILE *f, const char *const *part, size_t n)
     for (size_t i = 0; i < n; i++) {
         size_t len = strlen(part[i]);
         if (len >= sizeof line - at) { /* a long source path: as it comes */
-            fwrite(line, 1, at, f);
-            for (size_t j = i; j < n; j++)
+            for (size_t j = 0; j < n; j++)
                 fputs(part[j], f);
             putc('\n', f);
             return;
