@@ -42,36 +42,10 @@ static int cmp_double(const void *a, const void *b)
 
 static double ms(struct timeval t) { return (double)t.tv_sec * 1e3 + (double)t.tv_usec / 1e3; }
 
-/* One run of argv; its CPU and user ms into *cpu, *user. Returns 0, or -1 if it failed. */
-static int run_one(char **argv, double *cpu, double *user)
+/* Starts argv with its output to /dev/null, on the cores this process may use; its pid, or
+ * -1. */
+static pid_t spawn_quiet(char **argv)
 {
-    posix_spawn_file_actions_t fa;
-    if (posix_spawn_file_actions_init(&fa) ||
-        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0) ||
-        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0))
-        return -1;
-    pid_t pid;
-    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc)
-        return -1;
-    int st;
-    struct rusage ru;
-    if (wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
-        return -1;
-    *user = ms(ru.ru_utime);
-    *cpu = *user + ms(ru.ru_stime);
-    return 0;
-}
-
-/* Starts argv pinned to core (output to /dev/null); its pid, or -1. */
-static pid_t spawn_on(char **argv, int core)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(core, &set);
-    if (sched_setaffinity(0, sizeof set, &set))
-        return -1;
     posix_spawn_file_actions_t fa;
     if (posix_spawn_file_actions_init(&fa))
         return -1;
@@ -83,14 +57,38 @@ static pid_t spawn_on(char **argv, int core)
     return ok ? pid : -1;
 }
 
-/* pid's CPU ms (user + sys), or -1 when it failed. */
-static double wait_cpu(pid_t pid)
+/* Waits for pid; its CPU and user ms into *cpu, *user. Returns 0, or -1 if it failed. */
+static int wait_times(pid_t pid, double *cpu, double *user)
 {
     int st;
     struct rusage ru;
     if (pid < 0 || wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
         return -1;
-    return ms(ru.ru_utime) + ms(ru.ru_stime);
+    *user = ms(ru.ru_utime);
+    *cpu = *user + ms(ru.ru_stime);
+    return 0;
+}
+
+/* One run of argv; its CPU and user ms into *cpu, *user. Returns 0, or -1 if it failed. */
+static int run_one(char **argv, double *cpu, double *user)
+{
+    return wait_times(spawn_quiet(argv), cpu, user);
+}
+
+/* Starts argv pinned to core; its pid, or -1. */
+static pid_t spawn_on(char **argv, int core)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(core, &set);
+    return sched_setaffinity(0, sizeof set, &set) ? -1 : spawn_quiet(argv);
+}
+
+/* pid's CPU ms (user + sys), or -1 when it failed. */
+static double wait_cpu(pid_t pid)
+{
+    double cpu, user;
+    return wait_times(pid, &cpu, &user) ? -1 : cpu;
 }
 
 static double median_of(double *v, int n)
