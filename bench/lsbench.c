@@ -1067,7 +1067,7 @@ static double round_trip_ns(const struct bench *b)
  * the machine take a share of its caches and memory, and of the physical core itself (a
  * sibling hardware thread the guest cannot see). Printed per round under the
  * table: they say what the host gave in the minutes of the table. They do not time any one
- * run: the pace changes within a second (session 58, bench/README.md). */
+ * run: the pace changes within a second (session 58, bench/SESSIONS.md). */
 enum { PACE_SIZES = 3, PACE_LOADS = 1 << 20, PACE_ALU = PACE_SIZES, PACE_CLOCK, PACE_CPUID,
        PACE_START, PACE_N, PACE_ITERS = 50000000, PACE_CPUIDS = 200, PACE_STARTS = 9 };
 static const size_t pace_kb[PACE_SIZES] = {2048, 8192, 65536};
@@ -1142,7 +1142,7 @@ static void core_ns(double *alu, double *clock)
  * the hypervisor: 11.4 us each on session 60's Intel guest, where the C library's start-up
  * runs 68 of them (glibc 2.36 reads the cache sizes from leaves 2 and 4, one query at a time)
  * before main, static binary or dynamic: 0.78 ms of CPU in every process, a third of a small
- * trace's run (bench/README.md, "Session 60"). */
+ * trace's run (bench/SESSIONS.md, "Session 60"). */
 static double cpuid_us(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

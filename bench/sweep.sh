@@ -4,7 +4,7 @@
 # each run to its end. A run may end in a clear configuration error (exit status 2 or 3:
 # counted, first lines listed) but never in a deadlock (the watchdog, status 1), a crash or
 # a timeout. Not part of the test run (about 5,000 runs, 15 min on the 2-core host); it
-# found session 54's two causes of deadlock and a refused preset (bench/README.md).
+# found session 54's two causes of deadlock and a refused preset (bench/SESSIONS.md).
 #
 #   bench/sweep.sh [BIN]          # exact mode
 #   X="--sync_window=8 --threads=2" bench/sweep.sh [BIN]   # the same, windowed
