@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -328,9 +329,11 @@ static void usage(FILE *f)
         "dependent load over random 2, 8 and 64 MB working sets, an iteration of six\n"
         "independent ALU chains (the share of the physical core this one gets), one of a\n"
         "multiply chain (the clock), a CPUID instruction (a trip to the hypervisor in a\n"
-        "virtual machine, and the C library runs dozens as every process starts) and the\n"
-        "start-up floor (the CPU time of `lockstep --version`: no row costs less). A shared\n"
-        "host is faster in some minutes than in others, and the rows move with it.\n");
+        "virtual machine, and the C library runs dozens as every process starts), the first\n"
+        "touch of a new 2 MB huge page and of a 4 KB page (every run's model sits in at\n"
+        "least one huge page) and the start-up floor (the CPU time of `lockstep --version`:\n"
+        "no row costs less). A shared host is faster in some minutes than in others, and the\n"
+        "rows move with it.\n");
 }
 
 static int parse_threads(struct opts *o, const char *list)
@@ -1069,7 +1072,8 @@ static double round_trip_ns(const struct bench *b)
  * table: they say what the host gave in the minutes of the table. They do not time any one
  * run: the pace changes within a second (session 58, bench/SESSIONS.md). */
 enum { PACE_SIZES = 3, PACE_LOADS = 1 << 20, PACE_ALU = PACE_SIZES, PACE_CLOCK, PACE_CPUID,
-       PACE_START, PACE_N, PACE_ITERS = 50000000, PACE_CPUIDS = 200, PACE_STARTS = 9 };
+       PACE_HUGE, PACE_PAGE, PACE_START, PACE_N, PACE_ITERS = 50000000, PACE_CPUIDS = 200,
+       PACE_STARTS = 9, PACE_TOUCH_MB = 8 };
 static const size_t pace_kb[PACE_SIZES] = {2048, 8192, 65536};
 
 static double chase_ns(size_t kb)
@@ -1158,6 +1162,77 @@ static double cpuid_us(void)
 #endif
 }
 
+/* The kB of transparent huge pages this process holds (smaps_rollup), or -1. */
+static long anon_huge_kb(void)
+{
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
+    char line[256];
+    long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+/* The first touch of fresh anonymous memory, in us of this thread's CPU time (user + sys) a
+ * page: a 2 MB huge page (MADV_HUGEPAGE; NAN where the kernel gave small pages instead) or a
+ * 4 KB page. The kernel clears the page, and under a hypervisor the host may back the guest's
+ * memory only as it is first touched: on session 72's guest a huge page took 260-560 us where
+ * a memset of 2 MB already mapped took 70-110 us, and a 4 KB page 2-3 us. Every `lockstep run`
+ * holds its model in huge pages (base_heap), at least one, so a small trace's run pays this
+ * beside the start-up floor. Timed in a new process (touch_probe): in the harness's forked
+ * child, after the chase arrays, the same pages cost 2-10 times as much, and varied more. */
+static double first_touch_us(int huge)
+{
+    size_t hp = (size_t)2 << 20, span = (size_t)PACE_TOUCH_MB << 20;
+    char *m = mmap(NULL, span + hp, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NAN;
+    volatile char *a = (char *)(((uintptr_t)m + hp - 1) & ~(uintptr_t)(hp - 1));
+    double us = NAN;
+    long kb0 = huge ? anon_huge_kb() : 0;
+    if (madvise((void *)a, span, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE) == 0) {
+        size_t step = huge ? hp : 4096, n = span / step;
+        double t0 = thread_cpu_s();
+        for (size_t i = 0; i < n; i++)
+            a[i * step] = 1;
+        double dt = thread_cpu_s() - t0;
+        if (!huge || (kb0 >= 0 && anon_huge_kb() - kb0 >= (long)(span >> 10)))
+            us = dt / (double)n * 1e6;
+    }
+    munmap(m, span + hp);
+    return us;
+}
+
+/* `lsbench --touch-probe` (internal): the two first-touch figures on one line. */
+static int touch_probe_main(void)
+{
+    printf("%.3f %.3f\n", first_touch_us(1), first_touch_us(0));
+    return 0;
+}
+
+/* The medians of PACE_STARTS runs of touch_probe_main, each a process as new as a run's. */
+static void touch_probe(struct bench *b, double *huge, double *page)
+{
+    char *argv[] = {"/proc/self/exe", "--touch-probe", NULL};
+    double h[PACE_STARTS], p[PACE_STARTS];
+    int n = 0;
+    for (int i = 0; i < PACE_STARTS; i++) {
+        struct sample s;
+        int st = run_child(argv, b->out_path, b->err_path, &s);
+        FILE *f = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? fopen(b->out_path, "r")
+                                                                     : NULL;
+        if (f && fscanf(f, "%lf %lf", &h[n], &p[n]) == 2)
+            n++;
+        if (f)
+            fclose(f);
+    }
+    *huge = n ? median(h, n) : NAN;
+    *page = n ? median(p, n) : NAN;
+}
+
 /* The start-up floor: the median CPU time (ms) of `lockstep --version`, a process that starts,
  * prints one line and exits. No run of any workload costs less; a row whose CPU time is
  * near it is mostly process start-up, not simulation. */
@@ -1195,7 +1270,7 @@ static void host_pace(struct bench *b, int rep)
             w[i] = chase_ns(pace_kb[i]);
         core_ns(&w[PACE_ALU], &w[PACE_CLOCK]);
         w[PACE_CPUID] = cpuid_us();
-        w[PACE_START] = NAN; /* timed by the parent, below */
+        w[PACE_HUGE] = w[PACE_PAGE] = w[PACE_START] = NAN; /* the parent's, below */
         _exit(write(fd[1], w, sizeof w) == (ssize_t)sizeof w ? 0 : 1);
     }
     close(fd[1]);
@@ -1205,12 +1280,14 @@ static void host_pace(struct bench *b, int rep)
         waitpid(pid, NULL, 0);
     }
     close(fd[0]);
+    touch_probe(b, &v[PACE_HUGE], &v[PACE_PAGE]);
     v[PACE_START] = startup_ms(b);
     fprintf(stderr, "lsbench: host pace, round %d: a dependent load over", rep + 1);
     for (int i = 0; i < PACE_SIZES; i++)
         fprintf(stderr, "%s %zu MB %.0f ns", i ? "," : "", pace_kb[i] / 1024, v[i]);
     fprintf(stderr, "; ALU chains %.2f ns, clock chain %.2f ns an iteration; CPUID %.2f us; "
-            "start-up %.3f ms\n", v[PACE_ALU], v[PACE_CLOCK], v[PACE_CPUID], v[PACE_START]);
+            "a new huge page %.0f us, a new 4 KB page %.2f us; start-up %.3f ms\n", v[PACE_ALU],
+            v[PACE_CLOCK], v[PACE_CPUID], v[PACE_HUGE], v[PACE_PAGE], v[PACE_START]);
 }
 
 /* Round rep's check: one pinned run per core; round_even[rep] is the slowest core's speed
@@ -1523,6 +1600,9 @@ static void print_pace(const struct bench *b)
         "an iteration of a multiply-add chain (4 cycles)",
         "a CPUID instruction, in us (a trip to the hypervisor in a virtual machine; the C "
         "library's start-up runs dozens)",
+        "the first touch of a new 2 MB huge page, in us (nan: the kernel gave none; every "
+        "run's model sits in at least one)",
+        "the first touch of a new 4 KB page, in us",
         "the start-up floor, in ms of CPU: `lockstep --version`, a process that only starts "
         "and exits (no row can cost less)"};
     printf("host pace, ns per round: one dependent load over a random cycle of 64-byte lines of");
@@ -1532,7 +1612,9 @@ static void print_pace(const struct bench *b)
         else
             printf("; %s", label[i - PACE_SIZES]);
         for (int k = 0; k < b->o.repeats; k++)
-            printf(i < PACE_SIZES ? " %.0f" : i == PACE_START ? " %.3f" : " %.2f",
+            printf(i < PACE_SIZES || i == PACE_HUGE ? " %.0f"
+                   : i == PACE_START                ? " %.3f"
+                                                    : " %.2f",
                    b->pace[(size_t)k * PACE_N + (size_t)i]);
     }
     printf("\n");
@@ -1732,6 +1814,10 @@ static void json_host(FILE *f, const struct bench *b)
     json_nums(f, b->pace + PACE_CLOCK, b->o.repeats, PACE_N);
     fputs("], \"cpuid_us_per_round\": [", f);
     json_nums(f, b->pace + PACE_CPUID, b->o.repeats, PACE_N);
+    fputs("], \"huge_page_touch_us_per_round\": [", f);
+    json_nums(f, b->pace + PACE_HUGE, b->o.repeats, PACE_N);
+    fputs("], \"page_touch_us_per_round\": [", f);
+    json_nums(f, b->pace + PACE_PAGE, b->o.repeats, PACE_N);
     fputs("], \"startup_cpu_ms_per_round\": [", f);
     json_nums(f, b->pace + PACE_START, b->o.repeats, PACE_N);
     fputs("]},\n  \"notes\": [", f);
@@ -1877,6 +1963,8 @@ int main(int argc, char **argv)
 {
     struct bench b = {0};
     int code = 0;
+    if (argc == 2 && strcmp(argv[1], "--touch-probe") == 0)
+        return touch_probe_main();
     b.cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (b.cores < 1)
         b.cores = 1;
