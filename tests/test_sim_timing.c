@@ -579,3 +579,41 @@ TEST(sim_streams_and_concurrent_kernels)
     sim_result_free(&r);
     knob_free(&c);
 }
+
+/* Schedulers that do not divide the SM's warp slots: each holds every third slot of 47 (16,
+ * 16 and 15), and its policy's arrays are sized to what it holds (sm_carve). One CTA fills
+ * all 47 slots with warps of adds: under each policy every warp instruction issues, and two
+ * threads give the same totals. */
+TEST(sim_uneven_schedulers_run_every_warp)
+{
+    enum { WARPS = 47, ADDS = 6 };
+    su_kernel k;
+    su_begin(&k, "uneven", 1, WARPS * 32, 0);
+    su_cta_begin(&k);
+    for (uint32_t w = 0; w < WARPS; w++) {
+        for (int i = 0; i < ADDS; i++)
+            su_alu(&k, w, "FADD", 10 + (i + 1) % 2, 10 + i % 2, 3);
+        su_exit(&k, w);
+    }
+    su_cta_end(&k);
+    su_end(&k);
+    static const char *const policy[] = {"lrr", "gto", "two_level"};
+    for (int p = 0; p < 3; p++) {
+        knob_cfg c;
+        base_err e = {0};
+        su_knobs(&c);
+        c.v.max_threads_per_sm = WARPS * 32;
+        c.v.schedulers_per_sm = 3;
+        CHECK_EQ(knob_set(&c, "warp_scheduler", policy[p], "test", &e), 0);
+        sim_result r1, r2;
+        run_cycles(&k, &c, &r1);
+        c.v.threads = 2;
+        run_cycles(&k, &c, &r2);
+        CHECK_EQ(su_total(&r1, "sm", "warp_insts"), WARPS * (ADDS + 1));
+        CHECK(same_totals(&r1, &r2));
+        sim_result_free(&r1);
+        sim_result_free(&r2);
+        knob_free(&c);
+    }
+    su_rmdir(k.dir);
+}

@@ -148,11 +148,15 @@ static uint32_t banks_per_sub(const sm *s)
     return n < 1 ? 1u : (uint32_t)n;
 }
 
+/* The most warp slots one scheduler holds: sub_init deals them out in turn, so scheduler i
+ * gets ceil((nwarps_max - i) / nsub) of them. */
+static uint32_t warps_per_sub(const sm *s) { return (s->nwarps_max + s->nsub - 1) / s->nsub; }
+
 static void sub_init(sm *s, uint32_t i)
 {
     const knobs *k = s->k;
     sm_subcore *c = &s->sub[i];
-    for (uint32_t w = i; w < s->nwarps_max; w += s->nsub)
+    for (uint32_t w = i; w < s->nwarps_max; w += s->nsub) /* at most warps_per_sub */
         c->warps[c->nwarps++] = w;
     c->st.last = UINT32_MAX;
     int64_t tot[SM_NUNIT] = {k->units_sp, k->units_dp, k->units_int, k->units_sfu,
@@ -173,16 +177,20 @@ static void sm_carve(sm *s, base_slab *b)
 {
     s->sub = base_slab_take(b, s->nsub, sizeof *s->sub);
     sm_subcore sizing; /* stands in for the sub-cores, not carved yet in the sizing pass */
+    /* a scheduler's warp slots are fixed (sub_init: every nsub-th), and the policy's arrays
+     * hold at most those: sized to the SM's warps they made the slab up to four times as
+     * large, and a small run's heap one huge page longer (session 72) */
+    uint32_t per = warps_per_sub(s);
     for (uint32_t i = 0; i < s->nsub; i++) {
         sm_subcore *c = s->sub ? &s->sub[i] : &sizing;
-        c->warps = base_slab_take(b, s->nwarps_max, sizeof *c->warps);
+        c->warps = base_slab_take(b, per, sizeof *c->warps);
     }
     for (uint32_t i = 0; i < s->nsub; i++) {
         sm_subcore *c = s->sub ? &s->sub[i] : &sizing;
-        c->order = base_slab_take(b, s->nwarps_max, sizeof *c->order);
-        c->cand = base_slab_take(b, s->nwarps_max, sizeof *c->cand);
-        c->keep = base_slab_take(b, s->nwarps_max, sizeof *c->keep);
-        c->views = base_slab_take(b, s->nwarps_max, sizeof *c->views);
+        c->order = base_slab_take(b, per, sizeof *c->order);
+        c->cand = base_slab_take(b, per, sizeof *c->cand);
+        c->keep = base_slab_take(b, per, sizeof *c->keep);
+        c->views = base_slab_take(b, per, sizeof *c->views);
         c->bank_free = base_slab_take(b, banks_per_sub(s), sizeof *c->bank_free);
     }
     s->w = base_slab_take(b, s->nwarps_max, sizeof *s->w);
