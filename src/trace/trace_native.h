@@ -146,7 +146,6 @@ struct trace_native {
     uint64_t nctas, nblocks, max_insts, max_addrs, max_raw, max_comp;
     trace_nat_block *blocks;
     uint8_t *cbuf, *rbuf;
-    ZSTD_DCtx *dctx;
     uint8_t *aflag;            /* per static instruction: TRACE_NAT_A* */
     uint16_t *width;
     uint32_t *order;           /* warps_per_cta */

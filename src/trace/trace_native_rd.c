@@ -101,7 +101,14 @@ int trace_nat_unpack(struct trace_native *n, const uint8_t *src, uint64_t csize,
     unsigned long long fs = ZSTD_getFrameContentSize(src, (size_t)csize);
     if (fs != rsize)
         return FAIL(n, at, e, "a zstd frame of %llu bytes", (unsigned long long)rsize);
-    size_t r = ZSTD_decompressDCtx(n->dctx, n->rbuf, (size_t)rsize, src, (size_t)csize);
+    /* A context for this frame alone: held for the run, its 96 KB were the last a small run
+     * allocated and took that run's heap into one more huge page (session 72); a block is a
+     * megabyte of decoding, against a microsecond to set a context up. */
+    ZSTD_DCtx *dctx = ZSTD_createDCtx();
+    if (!dctx)
+        base_panic("out of memory (zstd context)");
+    size_t r = ZSTD_decompressDCtx(dctx, n->rbuf, (size_t)rsize, src, (size_t)csize);
+    ZSTD_freeDCtx(dctx);
     if (ZSTD_isError(r) || r != rsize)
         return FAIL(n, at, e, "a valid zstd frame (%s)",
                     ZSTD_isError(r) ? ZSTD_getErrorName(r) : "short");
@@ -566,7 +573,6 @@ trace_kernel *trace_nat_open(const char *name, const void *mem, size_t len,
         n->o.max_raw = TRACE_NAT_MAX_RAW;
     if (!n->o.max_cta_insts)
         n->o.max_cta_insts = UINT32_MAX;
-    n->dctx = ZSTD_createDCtx();
     k->r = base_rd_open_mem(name, "", 0, e);
     if (!k->r || open_src(n, mem, len, e) || load_tail(n, k, e)) {
         trace_kernel_close(k);
@@ -582,7 +588,6 @@ void trace_nat_free(struct trace_native *n)
         return;
     if (n->fd >= 0)
         close(n->fd);
-    ZSTD_freeDCtx(n->dctx);
     trace_nat_pred_free(&n->pred);
     free(n->tmpl);
     trace_cta_free(&n->scratch);
