@@ -146,6 +146,7 @@ struct trace_native {
     uint64_t nctas, nblocks, max_insts, max_addrs, max_raw, max_comp;
     trace_nat_block *blocks;
     uint8_t *cbuf, *rbuf;
+    ZSTD_DCtx *dctx;           /* made at the first zstd frame (trace_nat_drop_dctx) */
     uint8_t *aflag;            /* per static instruction: TRACE_NAT_A* */
     uint16_t *width;
     uint32_t *order;           /* warps_per_cta */
@@ -221,6 +222,8 @@ int trace_nat_read(struct trace_native *n, uint64_t off, uint64_t len, uint8_t *
 int trace_nat_unpack(struct trace_native *n, const uint8_t *src, uint64_t csize, uint64_t rsize,
                      uint32_t method, uint64_t cap, uint64_t at, const uint8_t **out,
                      base_err *e);
+/* Frees the zstd context trace_nat_unpack made, if any (the next zstd frame makes another). */
+void trace_nat_drop_dctx(struct trace_native *n);
 
 /* Opens a native kernel from a file (mem NULL) or from memory (kept by the caller until
  * close); name is used in messages. o may be NULL (defaults). */

@@ -32,6 +32,8 @@ static int load_block(struct trace_native *n, trace_kernel *k, uint64_t b, base_
                                  "(corrupt block)", x->crc, trace_nat_crc(0, p, x->csize));
     if (trace_nat_unpack(n, p, x->csize, x->rsize, x->method, n->max_raw, x->offset, &raw, e))
         return -1;
+    if (b + 1 == n->nblocks)
+        trace_nat_drop_dctx(n);
     n->blk = b;
     n->c = (trace_nat_cur){raw, raw + x->rsize, raw, NULL};
     n->next = x->first_cta;

@@ -101,19 +101,24 @@ int trace_nat_unpack(struct trace_native *n, const uint8_t *src, uint64_t csize,
     unsigned long long fs = ZSTD_getFrameContentSize(src, (size_t)csize);
     if (fs != rsize)
         return FAIL(n, at, e, "a zstd frame of %llu bytes", (unsigned long long)rsize);
-    /* A context for this frame alone: held for the run, its 96 KB were the last a small run
-     * allocated and took that run's heap into one more huge page (session 72); a block is a
-     * megabyte of decoding, against a microsecond to set a context up. */
-    ZSTD_DCtx *dctx = ZSTD_createDCtx();
-    if (!dctx)
+    if (!n->dctx && !(n->dctx = ZSTD_createDCtx()))
         base_panic("out of memory (zstd context)");
-    size_t r = ZSTD_decompressDCtx(dctx, n->rbuf, (size_t)rsize, src, (size_t)csize);
-    ZSTD_freeDCtx(dctx);
+    size_t r = ZSTD_decompressDCtx(n->dctx, n->rbuf, (size_t)rsize, src, (size_t)csize);
     if (ZSTD_isError(r) || r != rsize)
         return FAIL(n, at, e, "a valid zstd frame (%s)",
                     ZSTD_isError(r) ? ZSTD_getErrorName(r) : "short");
     *out = n->rbuf;
     return 0;
+}
+
+/* The zstd context (96 KB) goes once the reader has unpacked its last block: a small run's
+ * later allocations then reuse it, where held to the end it took the heap of such a run into
+ * one more huge page (session 72). A seek back makes a new one; making one costs two CPUID
+ * instructions (zstd's BMI2 check), 25 us in a virtual machine, so not one per frame. */
+void trace_nat_drop_dctx(struct trace_native *n)
+{
+    ZSTD_freeDCtx(n->dctx);
+    n->dctx = NULL;
 }
 
 #define VAR trace_nat_var
@@ -588,6 +593,7 @@ void trace_nat_free(struct trace_native *n)
         return;
     if (n->fd >= 0)
         close(n->fd);
+    trace_nat_drop_dctx(n);
     trace_nat_pred_free(&n->pred);
     free(n->tmpl);
     trace_cta_free(&n->scratch);
