@@ -1178,9 +1178,11 @@ static long anon_huge_kb(void)
 
 /* The first touch of fresh anonymous memory, in us of this thread's CPU time (user + sys) a
  * page: a 2 MB huge page (MADV_HUGEPAGE; NAN where the kernel gave small pages instead) or a
- * 4 KB page. The kernel clears the page, and under a hypervisor the host may back the guest's
- * memory only as it is first touched: on session 72's guest a huge page took 260-560 us where
- * a memset of 2 MB already mapped took 70-110 us, and a 4 KB page 2-3 us. Every `lockstep run`
+ * 4 KB page. The kernel allocates and clears the page: on session 72's guest a huge page took
+ * 260-560 us, where a memset of 2 MB already mapped took 200-290 us out of the caches and
+ * 70-110 us in them, and a 4 KB page 2-3 us; memory the guest had not used for a while cost
+ * far more (6.8 ms a huge page, 64 in a row), as a hypervisor backs it only when first
+ * touched. Every `lockstep run`
  * holds its model in huge pages (base_heap), at least one, so a small trace's run pays this
  * beside the start-up floor. Timed in a new process (touch_probe): in the harness's forked
  * child, after the chase arrays, the same pages cost 2-10 times as much, and varied more. */
