@@ -92,39 +92,48 @@ void *base_calloc_lines(size_t n)
     return q;
 }
 
-void base_put_line(FILE *f, const char *const *part, size_t n)
+/* The n strings of part, joined into line while they end within room bytes: their length, or
+ * SIZE_MAX when they do not fit (the caller then writes them one by one). */
+static size_t join_parts(char *line, size_t room, const char *const *part, size_t n)
 {
-    char line[1024];
     size_t at = 0;
     for (size_t i = 0; i < n; i++) {
         size_t len = strlen(part[i]);
-        if (len >= sizeof line - at) { /* a long source path: as it comes */
-            for (size_t j = 0; j < n; j++)
-                fputs(part[j], f);
-            putc('\n', f);
-            return;
-        }
+        if (len > room - at)
+            return SIZE_MAX;
         memcpy(line + at, part[i], len);
         at += len;
     }
-    line[at++] = '\n'; /* room: each part left at least one byte */
+    return at;
+}
+
+static void put_parts(FILE *f, const char *const *part, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        fputs(part[j], f);
+}
+
+void base_put_line(FILE *f, const char *const *part, size_t n)
+{
+    char line[1024];
+    size_t at = join_parts(line, sizeof line - 1, part, n);
+    if (at == SIZE_MAX) { /* a long source path: as it comes */
+        put_parts(f, part, n);
+        putc('\n', f);
+        return;
+    }
+    line[at++] = '\n';
     fwrite(line, 1, at, f);
 }
 
 void base_put_u64_line(FILE *f, const char *const *part, size_t n, uint64_t v)
 {
     char line[256];
-    size_t at = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t len = strlen(part[i]);
-        if (len > sizeof line - 32 - at) { /* not seen: names are short */
-            for (size_t j = 0; j < n; j++)
-                fputs(part[j], f);
-            fprintf(f, " = %llu\n", (unsigned long long)v);
-            return;
-        }
-        memcpy(line + at, part[i], len);
-        at += len;
+    size_t at = join_parts(line, sizeof line - 32, part, n); /* 32: " = ", 20 digits, "\n" */
+    if (at == SIZE_MAX) { /* not seen: names are short */
+        put_parts(f, part, n);
+        fprintf(f, " = %llu\n", (unsigned long long)v);
+        return;
     }
     char digits[20];
     size_t k = sizeof digits;
