@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 /* ---- record builders ---- */
@@ -808,6 +809,49 @@ TEST(macsim_record_files_read_whole_or_streamed)
     free(p1), free(p2), free(p4), free(path);
     base_buf_free(&b);
     base_buf_free(&big);
+}
+
+/* Record files are opened relative to their kernel's directory, opened once
+ * (macsim_kernel_dir_open): the file's own name starts where *skip says in every path
+ * macsim_warp_file makes, a bare base means the working directory, and a directory that
+ * cannot be opened leaves the caller the whole path (-1, skip 0). Either way a file reads
+ * the same as by its whole path. */
+TEST(macsim_record_files_opened_in_their_directory)
+{
+    base_buf b = {0};
+    plain_recs(&b, 3);
+    uint32_t id = 7;
+    char *path = gpu_trace("atdir", "newptx", 14, 1, &id, &b);
+    char *base = base_sprintf("%s/K0/Trace", path);
+    macsim_kernel k = {.base = base};
+    size_t skip = 99;
+    int fd = macsim_kernel_dir_open(&k, &skip);
+    CHECK(fd >= 0);
+    char *file = macsim_warp_file(&k, 7);
+    CHECK_STR(file + skip, "Trace_7.raw");
+    macsim_fmt f;
+    memset(&f, 0, sizeof f);
+    f.type = MACSIM_NEWPTX;
+    base_err e = {0};
+    macsim_stream *s = macsim_stream_open_at(fd, file + skip, file, &f, NULL, &e);
+    CHECK(s != NULL);
+    macsim_stream_close(s);
+    s = macsim_stream_open_at(fd, "Trace_8.raw", "the/whole/Trace_8.raw", &f, NULL, &e);
+    CHECK(s == NULL);
+    CHECK_HAS(e.msg, "the/whole/Trace_8.raw: cannot open");
+    if (fd >= 0)
+        close(fd);
+    k.base = (char *)"Trace"; /* in the working directory */
+    fd = macsim_kernel_dir_open(&k, &skip);
+    CHECK(fd >= 0);
+    CHECK_EQ(skip, 0);
+    if (fd >= 0)
+        close(fd);
+    k.base = (char *)"/no/such/dir/Trace";
+    CHECK_EQ(macsim_kernel_dir_open(&k, &skip), -1);
+    CHECK_EQ(skip, 0);
+    free(file), free(base), free(path);
+    base_buf_free(&b);
 }
 
 /* One inflater serves every file of a pass: a file it refuses (one member and bytes after

@@ -163,6 +163,10 @@ void macsim_close(macsim_trace *t);
 
 /* Record file of a warp or thread (allocated). */
 char *macsim_warp_file(const macsim_kernel *k, uint32_t warp_id);
+/* The directory of kernel k's record files, opened for macsim_stream_open_at, and in *skip
+ * the offset of the file's own name in every macsim_warp_file path of k; -1 (and *skip 0)
+ * when it cannot be opened, for the caller to open the files by their whole paths. */
+int macsim_kernel_dir_open(const macsim_kernel *k, size_t *skip);
 char *macsim_thread_file(const macsim_trace *t, uint32_t tid);
 
 typedef struct macsim_stream macsim_stream;
@@ -179,6 +183,11 @@ void macsim_inflater_free(macsim_inflater *z);
  * whole (NULL: one is made for this file). */
 macsim_stream *macsim_stream_open(const char *path, const macsim_fmt *f, macsim_inflater *z,
                                   base_err *e);
+/* The same for the file `name` of the directory open as dirfd (a negative dirfd: `path`
+ * itself is opened); `path` names it in messages. A reader of hundreds of record files in
+ * one directory so has the kernel resolve that directory's path once, not per file. */
+macsim_stream *macsim_stream_open_at(int dirfd, const char *name, const char *path,
+                                     const macsim_fmt *f, macsim_inflater *z, base_err *e);
 /* 1: the next instruction was decoded into *g (*c); 0: end of file; -1: error. */
 int macsim_stream_gpu(macsim_stream *s, macsim_ginst *g, base_err *e);
 int macsim_stream_cpu(macsim_stream *s, macsim_cinst *c, base_err *e);

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define GPU_STATS(C, D, R)                                                                     \
     C(kernels, "kernel launches")                                                              \
@@ -121,10 +122,10 @@ static void count_cinst(const macsim_cinst *c, stat_block *b)
 }
 
 /* One warp or thread file, start to end: instructions read, or -1. */
-static int64_t read_file(const macsim_run *r, const char *path, macsim_unit *u, base_buf *keep,
-                         macsim_inflater *z, base_err *e)
+static int64_t read_file(const macsim_run *r, int dirfd, const char *name, const char *path,
+                         macsim_unit *u, base_buf *keep, macsim_inflater *z, base_err *e)
 {
-    macsim_stream *s = macsim_stream_open(path, &r->t.fmt, z, e);
+    macsim_stream *s = macsim_stream_open_at(dirfd, name, path, &r->t.fmt, z, e);
     if (!s)
         return -1;
     if (keep) {
@@ -160,19 +161,26 @@ static int read_unit(macsim_run *r, size_t i, macsim_inflater *z, base_err *e)
     uint32_t nfiles = gpu ? k->nwarps : 1;
     if (gpu && r->keep_left)
         u->kept = base_calloc(nfiles, sizeof *u->kept);
+    size_t skip = 0;
+    int dirfd = gpu ? macsim_kernel_dir_open(k, &skip) : -1;
     for (uint32_t w = 0; w < nfiles; w++) {
         char *p = gpu ? macsim_warp_file(k, k->warp_ids[w]) : macsim_thread_file(&r->t,
                                                                                  r->t.tids[i]);
         base_buf *keep = u->kept && r->keep_left ? &u->kept[w] : NULL;
-        int64_t n = read_file(r, p, u, keep, z, e);
+        int64_t n = read_file(r, dirfd, p + skip, p, u, keep, z, e);
         free(p);
-        if (n < 0)
+        if (n < 0) {
+            if (dirfd >= 0)
+                close(dirfd);
             return -1;
+        }
         if (keep)
             r->keep_left -= keep->len < r->keep_left ? keep->len : r->keep_left;
         stat_inc(b, gpu ? GS(b, retired_by_macsim) : CS(b, retired_by_macsim),
                  n ? (uint64_t)n - 1 : 0);
     }
+    if (dirfd >= 0)
+        close(dirfd);
     if (gpu) {
         stat_inc(b, GS(b, kernels), 1);
         stat_inc(b, GS(b, ctas), k->nctas);

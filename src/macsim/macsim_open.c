@@ -5,9 +5,11 @@
 #include "macsim.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../base/rd.h"
 
@@ -191,6 +193,23 @@ static int base_of(const tok *k, const char *file, char **base, base_err *e)
 char *macsim_warp_file(const macsim_kernel *k, uint32_t warp_id)
 {
     return base_sprintf("%s_%u.raw", k->base, warp_id);
+}
+
+int macsim_kernel_dir_open(const macsim_kernel *k, size_t *skip)
+{
+    const char *slash = strrchr(k->base, '/');
+    *skip = 0;
+    if (!slash) {
+        int fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        return fd < 0 ? -1 : fd;
+    }
+    char *dir = base_strndup(k->base, (size_t)(slash - k->base) + 1); /* "/" stays "/" */
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free(dir);
+    if (fd < 0)
+        return -1;
+    *skip = (size_t)(slash - k->base) + 1;
+    return fd;
 }
 
 char *macsim_thread_file(const macsim_trace *t, uint32_t tid)

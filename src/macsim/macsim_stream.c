@@ -101,8 +101,15 @@ static int whole(macsim_stream *s, int fd, macsim_inflater *z)
 macsim_stream *macsim_stream_open(const char *path, const macsim_fmt *f, macsim_inflater *z,
                                   base_err *e)
 {
+    return macsim_stream_open_at(-1, path, path, f, z, e);
+}
+
+macsim_stream *macsim_stream_open_at(int dirfd, const char *name, const char *path,
+                                     const macsim_fmt *f, macsim_inflater *z, base_err *e)
+{
     errno = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = dirfd < 0 ? open(path, O_RDONLY | O_CLOEXEC)
+                       : openat(dirfd, name, O_RDONLY | O_CLOEXEC);
     macsim_stream *s = fd < 0 ? NULL : base_calloc(1, sizeof *s);
     if (s && whole(s, fd, z)) {
         close(fd);
