@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../isa/isa.h"
 #include "../trace/write.h"
@@ -177,6 +178,10 @@ typedef struct conv {
     uint32_t nregs;
     base_buf text;          /* one warp's lines */
     macsim_inflater *z;     /* for the files the first pass did not keep; made when needed */
+    /* the directory of kernel dir_ki's record files, for those files (macsim_kernel_dir_open;
+     * dir_fd -1: none open, or whole paths) */
+    int dir_fd;
+    size_t dir_ki, dir_skip;
     op_memo memo[OP_MEMO];
 } conv;
 
@@ -258,8 +263,15 @@ static int64_t each_line(conv *c, size_t ki, uint32_t w, line_fn put, void *arg,
     const base_buf *kept = u->kept && u->kept[w].s ? &u->kept[w] : NULL;
     if (!kept && !c->z)
         c->z = macsim_inflater_new();
+    if (!kept && c->dir_ki != ki) {
+        if (c->dir_fd >= 0)
+            close(c->dir_fd);
+        c->dir_fd = macsim_kernel_dir_open(k, &c->dir_skip);
+        c->dir_ki = ki;
+    }
     macsim_stream *s = kept ? macsim_stream_mem(p, &c->r->t.fmt, kept->s, kept->len)
-                            : macsim_stream_open(p, &c->r->t.fmt, c->z, e);
+                            : macsim_stream_open_at(c->dir_fd, p + c->dir_skip, p,
+                                                    &c->r->t.fmt, c->z, e);
     int rc = s ? 0 : -1;
     int64_t n = 0;
     macsim_ginst g;
@@ -358,6 +370,8 @@ macsim_conv *macsim_conv_open(const char *src, const macsim_opts *o, base_err *e
     m->c.fam = fam;
     m->c.nregs = o && o->nregs ? o->nregs : DEFAULT_NREGS;
     m->c.r = &m->run;
+    m->c.dir_fd = -1;
+    m->c.dir_ki = SIZE_MAX;
     macsim_opts ro = o ? *o : (macsim_opts){0};
     ro.gpu_only = 1;
     size_t keep = o && o->keep_bytes ? o->keep_bytes : KEEP_BYTES;
@@ -379,6 +393,8 @@ void macsim_conv_close(macsim_conv *m)
         return;
     base_buf_free(&m->c.text);
     macsim_inflater_free(m->c.z);
+    if (m->c.dir_fd >= 0)
+        close(m->c.dir_fd);
     macsim_run_free(&m->run);
     free(m);
 }
