@@ -829,13 +829,26 @@ TEST(macsim_record_files_opened_in_their_directory)
     CHECK(fd >= 0);
     char *file = macsim_warp_file(&k, 7);
     CHECK_STR(file + skip, "Trace_7.raw");
-    macsim_fmt f;
-    memset(&f, 0, sizeof f);
-    f.type = MACSIM_NEWPTX;
+    macsim_fmt f = {MACSIM_NEWPTX, 14, 0};
     base_err e = {0};
-    macsim_stream *s = macsim_stream_open_at(fd, file + skip, file, &f, NULL, &e);
-    CHECK(s != NULL);
+    macsim_stream *s = macsim_stream_open_at(fd, file + skip, file, &f, NULL, &e),
+                  *t = macsim_stream_open(file, &f, NULL, &e);
+    CHECK(s != NULL && t != NULL);
+    int n = 0, rs = 1, rt = 1;
+    macsim_ginst gs, gt;
+    while (s && t && rs == 1 && rt == 1) {
+        rs = macsim_stream_gpu(s, &gs, &e);
+        rt = macsim_stream_gpu(t, &gt, &e);
+        CHECK_EQ(rs, rt);
+        if (rs == 1 && rt == 1) {
+            CHECK_EQ(gs.pc, gt.pc);
+            CHECK_EQ(gs.addr, gt.addr);
+            n++;
+        }
+    }
+    CHECK_EQ(n, 3);
     macsim_stream_close(s);
+    macsim_stream_close(t);
     s = macsim_stream_open_at(fd, "Trace_8.raw", "the/whole/Trace_8.raw", &f, NULL, &e);
     CHECK(s == NULL);
     CHECK_HAS(e.msg, "the/whole/Trace_8.raw: cannot open");

@@ -162,18 +162,15 @@ static int read_unit(macsim_run *r, size_t i, macsim_inflater *z, base_err *e)
     if (gpu && r->keep_left)
         u->kept = base_calloc(nfiles, sizeof *u->kept);
     size_t skip = 0;
-    int dirfd = gpu ? macsim_kernel_dir_open(k, &skip) : -1;
+    int dirfd = gpu ? macsim_kernel_dir_open(k, &skip) : -1, rc = 0;
     for (uint32_t w = 0; w < nfiles; w++) {
         char *p = gpu ? macsim_warp_file(k, k->warp_ids[w]) : macsim_thread_file(&r->t,
                                                                                  r->t.tids[i]);
         base_buf *keep = u->kept && r->keep_left ? &u->kept[w] : NULL;
         int64_t n = read_file(r, dirfd, p + skip, p, u, keep, z, e);
         free(p);
-        if (n < 0) {
-            if (dirfd >= 0)
-                close(dirfd);
-            return -1;
-        }
+        if ((rc = n < 0))
+            break;
         if (keep)
             r->keep_left -= keep->len < r->keep_left ? keep->len : r->keep_left;
         stat_inc(b, gpu ? GS(b, retired_by_macsim) : CS(b, retired_by_macsim),
@@ -181,6 +178,8 @@ static int read_unit(macsim_run *r, size_t i, macsim_inflater *z, base_err *e)
     }
     if (dirfd >= 0)
         close(dirfd);
+    if (rc)
+        return -1;
     if (gpu) {
         stat_inc(b, GS(b, kernels), 1);
         stat_inc(b, GS(b, ctas), k->nctas);
