@@ -198,18 +198,12 @@ char *macsim_warp_file(const macsim_kernel *k, uint32_t warp_id)
 int macsim_kernel_dir_open(const macsim_kernel *k, size_t *skip)
 {
     const char *slash = strrchr(k->base, '/');
-    *skip = 0;
-    if (!slash) {
-        int fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        return fd < 0 ? -1 : fd;
-    }
-    char *dir = base_strndup(k->base, (size_t)(slash - k->base) + 1); /* "/" stays "/" */
+    size_t n = slash ? (size_t)(slash - k->base) + 1 : 0; /* the name's offset; "/" stays "/" */
+    char *dir = n ? base_strndup(k->base, n) : base_strdup(".");
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     free(dir);
-    if (fd < 0)
-        return -1;
-    *skip = (size_t)(slash - k->base) + 1;
-    return fd;
+    *skip = fd < 0 ? 0 : n;
+    return fd < 0 ? -1 : fd;
 }
 
 char *macsim_thread_file(const macsim_trace *t, uint32_t tid)
