@@ -203,7 +203,7 @@ int macsim_kernel_dir_open(const macsim_kernel *k, size_t *skip)
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     free(dir);
     *skip = fd < 0 ? 0 : n;
-    return fd < 0 ? -1 : fd;
+    return fd; /* -1 when open failed */
 }
 
 char *macsim_thread_file(const macsim_trace *t, uint32_t tid)
