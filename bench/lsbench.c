@@ -187,7 +187,7 @@ struct bench {
     int errors;
     char notes[MAX_NOTES][NOTE_LEN];
     int n_notes;
-    char cpu_model[128], date[64], git[64], command[1024];
+    char cpu_model[192], date[64], git[64], command[1024];
     long cores;
     /* the core check: each round's CPU s of the check workload pinned to each core
      * (core_round[round * n_core + i]), each core's median and its speed relative to the
@@ -442,23 +442,36 @@ static int parse_opts(struct opts *o, int argc, char **argv, long cores, int *ex
 
 /* ---------------------------------------------------------------- host facts */
 
+/* The model name, then the family and model numbers: a guest often sees only "AMD EPYC",
+ * and the development VM has been three different processors under two names. */
 static void cpu_model(char *buf, size_t n)
 {
     snprintf(buf, n, "unknown CPU");
     FILE *f = fopen("/proc/cpuinfo", "r");
     if (!f)
         return;
-    char line[256];
-    while (fgets(line, sizeof line, f)) {
+    char line[256], name[128] = "", family[16] = "", model[16] = "";
+    while (fgets(line, sizeof line, f) && strcmp(line, "\n") != 0) { /* the first CPU only */
         char *colon = strchr(line, ':');
-        if (strncmp(line, "model name", 10) == 0 && colon) {
-            colon += strspn(colon + 1, " \t") + 1;
-            colon[strcspn(colon, "\n")] = '\0';
-            snprintf(buf, n, "%s", colon);
-            break;
-        }
+        if (!colon)
+            continue;
+        size_t k = (size_t)(colon - line);
+        while (k > 0 && (line[k - 1] == ' ' || line[k - 1] == '\t'))
+            k--;
+        char *v = colon + 1 + strspn(colon + 1, " \t");
+        v[strcspn(v, "\n")] = '\0';
+        if (k == 10 && strncmp(line, "model name", 10) == 0)
+            snprintf(name, sizeof name, "%s", v);
+        else if (k == 10 && strncmp(line, "cpu family", 10) == 0)
+            snprintf(family, sizeof family, "%s", v);
+        else if (k == 5 && strncmp(line, "model", 5) == 0)
+            snprintf(model, sizeof model, "%s", v);
     }
     fclose(f);
+    if (name[0] && family[0] && model[0])
+        snprintf(buf, n, "%s (family %s, model %s)", name, family, model);
+    else if (name[0])
+        snprintf(buf, n, "%s", name);
 }
 
 /* The commit only (no --dirty: that refreshes the index, and others share this tree). */
